@@ -1,0 +1,234 @@
+/**
+ * Schema migrations, in code so that both engines run exactly the same steps. A migration is
+ * never edited once released: add a new one.
+ */
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import type { Engine } from './database.js';
+
+type Db = Kysely<unknown>;
+
+function migration0001(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Db) {
+      await db.schema
+        .createTable('marketplaces')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('organization_active', 'integer', (c) => c.notNull())
+        .addColumn('receiver_url', 'text')
+        .addColumn('receiver_login', 'text')
+        .addColumn('receiver_password', 'text')
+        .addColumn('receiver_ca_file', 'text')
+        .addColumn('body_form', 'text', (c) => c.notNull())
+        .addColumn('hmac_secret', 'text')
+        .addColumn('storage_period_hours', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('key_hash', 'text', (c) => c.primaryKey())
+        .addColumn('owner_kind', 'text', (c) => c.notNull())
+        .addColumn('owner_id', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('partners')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('partner_marketplaces')
+        .addColumn('partner_id', 'text', (c) => c.notNull())
+        .addColumn('marketplace_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('partner_marketplaces_pk', ['partner_id', 'marketplace_id'])
+        .execute();
+
+      await db.schema
+        .createTable('partner_lockers')
+        .addColumn('partner_id', 'text', (c) => c.notNull())
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('partner_lockers_pk', ['partner_id', 'locker_id'])
+        .execute();
+
+      await db.schema
+        .createTable('lockers')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('timezone', 'text', (c) => c.notNull())
+        .addColumn('depth', 'integer', (c) => c.notNull())
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('broken', 'integer', (c) => c.notNull())
+        .addColumn('scanner', 'integer', (c) => c.notNull())
+        .addColumn('profile', 'text', (c) => c.notNull())
+        .addColumn('mqtt_password_hash', 'text')
+        .addColumn('next_cseq', 'bigint', (c) => c.notNull().defaultTo(1))
+        .addColumn('applied_cseq', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('acked_dseq', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('presence_conn', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('online', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_seen_at', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('cells')
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('id', 'integer', (c) => c.notNull())
+        .addColumn('width', 'integer', (c) => c.notNull())
+        .addColumn('height', 'integer', (c) => c.notNull())
+        .addColumn('bus', 'text', (c) => c.notNull())
+        .addColumn('board', 'integer', (c) => c.notNull())
+        .addColumn('lock', 'integer', (c) => c.notNull())
+        .addColumn('segment', 'text')
+        .addColumn('faulty', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('dirty', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('needs_inventory', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('blocked', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('cells_pk', ['locker_id', 'id'])
+        .execute();
+
+      await db.schema
+        .createTable('orders')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('marketplace_id', 'text', (c) => c.notNull())
+        .addColumn('external_id', 'text', (c) => c.notNull())
+        .addColumn('number', 'text')
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('date_delivery', 'text', (c) => c.notNull())
+        .addColumn('state', 'integer', (c) => c.notNull())
+        .addColumn('with_reservation', 'integer', (c) => c.notNull())
+        .addColumn('request_hash', 'text', (c) => c.notNull())
+        .addColumn('create_response', 'text', (c) => c.notNull())
+        .addColumn('client_invoice', 'text', (c) => c.notNull())
+        .addColumn('notification', 'text', (c) => c.notNull())
+        .addColumn('pickup_code_hash', 'text')
+        .addColumn('loaded_at', 'bigint')
+        .addColumn('hold_until', 'bigint')
+        .addColumn('state_changed_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('orders_marketplace_external_uq', ['marketplace_id', 'external_id'])
+        .execute();
+      await db.schema.createIndex('orders_locker_state_ix').on('orders').columns(['locker_id', 'state']).execute();
+      await db.schema.createIndex('orders_hold_until_ix').on('orders').columns(['state', 'hold_until']).execute();
+      await db.schema
+        .createIndex('orders_pickup_code_uq')
+        .on('orders')
+        .columns(['locker_id', 'pickup_code_hash'])
+        .unique()
+        .where(sql.ref('pickup_code_hash'), 'is not', null)
+        .execute();
+
+      await db.schema
+        .createTable('parcels')
+        .addColumn('order_id', 'text', (c) => c.notNull())
+        .addColumn('barcode', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('additional_barcodes', 'text', (c) => c.notNull())
+        .addColumn('length', 'integer')
+        .addColumn('width', 'integer')
+        .addColumn('height', 'integer')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('cell_id', 'integer')
+        .addColumn('loaded_at', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('parcels_pk', ['order_id', 'barcode'])
+        .execute();
+      await db.schema.createIndex('parcels_barcode_ix').on('parcels').column('barcode').execute();
+
+      await db.schema
+        .createTable('couriers')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('partner_id', 'text', (c) => c.notNull())
+        .addColumn('external_id', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('phone', 'text', (c) => c.notNull())
+        .addColumn('inn', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('couriers_partner_external_uq', ['partner_id', 'external_id'])
+        .execute();
+
+      await db.schema
+        .createTable('route_sheets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('courier_id', 'text', (c) => c.notNull())
+        .addColumn('partner_id', 'text', (c) => c.notNull())
+        .addColumn('route_date', 'text', (c) => c.notNull())
+        .addColumn('car_number', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('route_sheets_courier_ix').on('route_sheets').columns(['courier_id', 'route_date']).execute();
+
+      await db.schema
+        .createTable('route_sheet_lockers')
+        .addColumn('route_sheet_id', 'text', (c) => c.notNull())
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('code_hash', 'text', (c) => c.notNull())
+        .addColumn('valid_until', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('route_sheet_lockers_pk', ['route_sheet_id', 'locker_id'])
+        .execute();
+      await db.schema.createIndex('route_sheet_lockers_code_ix').on('route_sheet_lockers').columns(['locker_id', 'code_hash']).execute();
+
+      await db.schema
+        .createTable('locker_commands')
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('cseq', 'bigint', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('locker_commands_pk', ['locker_id', 'cseq'])
+        .execute();
+
+      await db.schema
+        .createTable('inbox_events')
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('dseq', 'bigint', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+        .addColumn('received_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('inbox_events_pk', ['locker_id', 'dseq'])
+        .execute();
+
+      await db.schema
+        .createTable('notifications')
+        .addColumn('id', sql.raw(autoId), (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('uid', 'text', (c) => c.notNull().unique())
+        .addColumn('marketplace_id', 'text', (c) => c.notNull())
+        .addColumn('order_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_attempt_at', 'bigint')
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('delivered_at', 'bigint')
+        .addColumn('failing_since', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('notifications_pending_ix')
+        .on('notifications')
+        .columns(['delivered_at', 'next_attempt_at'])
+        .execute();
+      await db.schema.createIndex('notifications_order_ix').on('notifications').columns(['order_id', 'id']).execute();
+    },
+  };
+}
+
+export function migrationProvider(engine: Engine): MigrationProvider {
+  return {
+    getMigrations() {
+      return Promise.resolve({ '0001_initial': migration0001(engine) });
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * Table types of the cloud database (Kysely). The same schema runs on SQLite and PostgreSQL, so
+ * it uses only what both share: text, integer/bigint, JSON kept as text, booleans as 0/1, and
+ * timestamps as epoch milliseconds from the injected clock (never a database `now()`).
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** 0 or 1. */
+export type Flag = number;
+/** Epoch milliseconds. */
+export type Millis = number;
+/** JSON document stored as text; parse at the edge with its zod schema. */
+export type JsonText = string;
+
+export interface MarketplacesTable {
+  id: string;
+  name: string;
+  active: Flag;
+  organization_active: Flag;
+  receiver_url: string | null;
+  receiver_login: string | null;
+  receiver_password: string | null;
+  /** Path of a PEM file with extra CAs trusted for this receiver. */
+  receiver_ca_file: string | null;
+  /** 'object' or 'array': the form of notification bodies. */
+  body_form: string;
+  /** Secret for the optional HMAC signature header of notifications. */
+  hmac_secret: string | null;
+  storage_period_hours: number;
+  updated_at: Millis;
+}
+
+export interface ApiKeysTable {
+  /** SHA-256 hex of the key; the key itself is never stored. */
+  key_hash: string;
+  /** 'marketplace' | 'partner' | 'operator' */
+  owner_kind: string;
+  owner_id: string;
+}
+
+export interface PartnersTable {
+  id: string;
+  name: string;
+  active: Flag;
+  updated_at: Millis;
+}
+
+export interface PartnerMarketplacesTable {
+  partner_id: string;
+  marketplace_id: string;
+}
+
+export interface PartnerLockersTable {
+  partner_id: string;
+  locker_id: number;
+}
+
+export interface LockersTable {
+  /** postamatId of the spec. */
+  id: number;
+  name: string;
+  timezone: string;
+  depth: number;
+  active: Flag;
+  broken: Flag;
+  /** Has a barcode scanner (machineEquipment.barcodeScannerEquip), for the `scanner` filter. */
+  scanner: Flag;
+  /** Descriptive data of the fleet file (location, schedule, special days, photos, ...), JSON. */
+  profile: JsonText;
+  /** SHA-256 hex of the locker's MQTT password (embedded broker). */
+  mqtt_password_hash: string | null;
+  /** Next command number of the locker's down stream. */
+  next_cseq: ColumnType<number, number | undefined, number>;
+  /** Highest cseq the agent acknowledged as applied. */
+  applied_cseq: ColumnType<number, number | undefined, number>;
+  /** Highest dseq of the locker's events the cloud applied. */
+  acked_dseq: ColumnType<number, number | undefined, number>;
+  /** Presence: highest connection counter seen, and whether that connection is online. */
+  presence_conn: ColumnType<number, number | undefined, number>;
+  online: ColumnType<Flag, Flag | undefined, Flag>;
+  last_seen_at: Millis | null;
+  updated_at: Millis;
+}
+
+export interface CellsTable {
+  locker_id: number;
+  /** cellId of the spec, unique within its locker. */
+  id: number;
+  width: number;
+  height: number;
+  bus: string;
+  board: number;
+  lock: number;
+  /** JSON array of marketplace ids the cell is reserved for; null = available to all marketplaces. */
+  segment: JsonText | null;
+  faulty: Flag;
+  dirty: Flag;
+  needs_inventory: Flag;
+  blocked: Flag;
+  updated_at: Millis;
+}
+
+export interface OrdersTable {
+  /** Platform order id (UUID); `externalId` is unique per marketplace only. */
+  id: string;
+  marketplace_id: string;
+  external_id: string;
+  number: string | null;
+  locker_id: number;
+  /** YYYY-MM-DD */
+  date_delivery: string;
+  state: number;
+  /** 1 when created by smartorder/create (cells reserved at creation). */
+  with_reservation: Flag;
+  /** SHA-256 of the canonical create request, to tell a replay from a conflicting duplicate. */
+  request_hash: string;
+  /** The create answer, returned again to an identical replay. */
+  create_response: JsonText;
+  client_invoice: JsonText;
+  /** Customer contacts (personal data): kept for support, never logged. */
+  notification: JsonText;
+  /** codeHash('customer', lockerId, code) of the active pick-up code. */
+  pickup_code_hash: string | null;
+  loaded_at: Millis | null;
+  hold_until: Millis | null;
+  state_changed_at: Millis;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface ParcelsTable {
+  order_id: string;
+  barcode: string;
+  /** Position of the parcel in the order's request. */
+  position: number;
+  additional_barcodes: JsonText;
+  length: number | null;
+  width: number | null;
+  height: number | null;
+  /** ParcelState */
+  state: string;
+  /** Reserved cell while pending; the cell holding it once loaded. */
+  cell_id: number | null;
+  loaded_at: Millis | null;
+  updated_at: Millis;
+}
+
+export interface CouriersTable {
+  id: string;
+  partner_id: string;
+  external_id: string;
+  email: string;
+  phone: string;
+  inn: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface RouteSheetsTable {
+  id: string;
+  courier_id: string;
+  partner_id: string;
+  /** YYYY-MM-DD */
+  route_date: string;
+  car_number: string;
+  created_at: Millis;
+}
+
+export interface RouteSheetLockersTable {
+  route_sheet_id: string;
+  locker_id: number;
+  /** codeHash('courier', lockerId, code) */
+  code_hash: string;
+  /** End of the route date in the locker's time zone. */
+  valid_until: Millis;
+}
+
+export interface LockerCommandsTable {
+  locker_id: number;
+  cseq: number;
+  type: string;
+  /** The command body (shared/protocol commandBodySchema), JSON. */
+  body: JsonText;
+  created_at: Millis;
+}
+
+export interface InboxEventsTable {
+  locker_id: number;
+  dseq: number;
+  type: string;
+  body: JsonText;
+  /** When the locker saw it (locker clock). */
+  occurred_at: Millis;
+  received_at: Millis;
+}
+
+export interface NotificationsTable {
+  /** Monotonic: per order, notifications are delivered in this order. */
+  id: Generated<number>;
+  /** Stable id sent in a header so receivers can deduplicate. */
+  uid: string;
+  marketplace_id: string;
+  order_id: string;
+  /** 'order-status' | 'user-access-code' | 'expiration-date-changes' */
+  kind: string;
+  /** The notification object (without the object/array wrapping), JSON. */
+  body: JsonText;
+  created_at: Millis;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Millis;
+  last_attempt_at: Millis | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: Millis | null;
+  failing_since: Millis | null;
+}
+
+export interface Database {
+  marketplaces: MarketplacesTable;
+  api_keys: ApiKeysTable;
+  partners: PartnersTable;
+  partner_marketplaces: PartnerMarketplacesTable;
+  partner_lockers: PartnerLockersTable;
+  lockers: LockersTable;
+  cells: CellsTable;
+  orders: OrdersTable;
+  parcels: ParcelsTable;
+  couriers: CouriersTable;
+  route_sheets: RouteSheetsTable;
+  route_sheet_lockers: RouteSheetLockersTable;
+  locker_commands: LockerCommandsTable;
+  inbox_events: InboxEventsTable;
+  notifications: NotificationsTable;
+}
+
+export type OrderRow = Selectable<OrdersTable>;
+export type NewOrderRow = Insertable<OrdersTable>;
+export type OrderUpdate = Updateable<OrdersTable>;
+export type ParcelRow = Selectable<ParcelsTable>;
+export type CellRow = Selectable<CellsTable>;
+export type LockerRow = Selectable<LockersTable>;
+export type MarketplaceRow = Selectable<MarketplacesTable>;
+export type NotificationRow = Selectable<NotificationsTable>;

@@ -1,0 +1,47 @@
+/**
+ * Transactions that serialise per locker. Everything that reads cells and then reserves them, or
+ * appends to a locker's command stream, runs inside `lockerTransaction`, so two requests (or two
+ * cloud processes) never both see a cell as free:
+ * - SQLite: `BEGIN IMMEDIATE` takes the database write lock before the first read;
+ * - PostgreSQL: `SELECT ... FOR UPDATE` on the lockers' rows, in id order (no deadlocks).
+ *
+ * Inside the callback use only the `tx` handle: on SQLite the single connection is held by the
+ * transaction, and a query on the outer `db` would wait for it forever.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { CloudDatabase } from './database.js';
+import type { Database } from './schema.js';
+
+export type Tx = Kysely<Database>;
+
+export async function lockerTransaction<T>(
+  cdb: CloudDatabase,
+  lockerIds: readonly number[],
+  fn: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  if (cdb.engine === 'postgres') {
+    return cdb.db.transaction().execute(async (tx) => {
+      const ids = [...new Set(lockerIds)].sort((a, b) => a - b);
+      if (ids.length > 0) {
+        await tx.selectFrom('lockers').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+      }
+      return fn(tx);
+    });
+  }
+  return cdb.db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await fn(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
+}
+
+/** A transaction that touches no locker's cells or stream (still serialised on SQLite). */
+export function transaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return lockerTransaction(cdb, [], fn);
+}

@@ -1,0 +1,29 @@
+/**
+ * In-process wake-up calls after a commit: the sync publisher and the notification dispatcher
+ * also poll their tables, so a lost signal (another process committed) only costs latency.
+ */
+import { EventEmitter } from 'node:events';
+
+export class OutboxSignals {
+  readonly #events = new EventEmitter();
+
+  /** Call after a transaction that recorded commands for these lockers has committed. */
+  commandsRecorded(lockerIds: Iterable<number>): void {
+    for (const id of new Set(lockerIds)) this.#events.emit('commands', id);
+  }
+
+  /** Call after a transaction that recorded notifications has committed. */
+  notificationsRecorded(): void {
+    this.#events.emit('notifications');
+  }
+
+  onCommands(listener: (lockerId: number) => void): () => void {
+    this.#events.on('commands', listener);
+    return () => this.#events.off('commands', listener);
+  }
+
+  onNotifications(listener: () => void): () => void {
+    this.#events.on('notifications', listener);
+    return () => this.#events.off('notifications', listener);
+  }
+}

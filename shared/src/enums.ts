@@ -1,0 +1,107 @@
+/**
+ * Domain enums shared by the cloud and the locker agent. Numbers that appear on the wire of the
+ * marketplace API (order states, result codes) keep the spec's values.
+ */
+
+/** Order state: `state` in order detail and `event_id` in order-status notifications. */
+export const OrderState = {
+  New: 0,
+  ClientReceived: 2,
+  CourierLoaded: 3,
+  CourierPickedUp: 4,
+  Cancelled: 5,
+  ReturnInitiated: 6,
+  AwaitingReturn: 7,
+} as const;
+export type OrderState = (typeof OrderState)[keyof typeof OrderState];
+export const ORDER_STATES: readonly OrderState[] = Object.values(OrderState);
+
+/** Status texts sent in order-status notifications (`status`). */
+export const ORDER_STATE_TEXT: Record<OrderState, string> = {
+  0: 'New',
+  2: 'Client received',
+  3: 'Courier loaded',
+  4: 'Courier picked up',
+  5: 'Cancelled',
+  6: 'Return initiated',
+  7: 'Awaiting return',
+};
+
+/** Terminal states: nothing of the order stays in a locker. */
+export const TERMINAL_ORDER_STATES: ReadonlySet<OrderState> = new Set([
+  OrderState.ClientReceived,
+  OrderState.CourierPickedUp,
+  OrderState.Cancelled,
+]);
+
+/**
+ * Parcel (position) state, internal to the platform. The order state is derived from its parcels
+ * plus the storage clock (see docs/architecture.md, "Orders").
+ */
+export const ParcelState = {
+  /** Not in the locker yet; may hold a reserved cell. */
+  Pending: 'pending',
+  /** In its cell, waiting for the customer. */
+  Loaded: 'loaded',
+  /** Position cancelled before it was loaded. */
+  Cancelled: 'cancelled',
+  /** In its cell, but to be collected by a courier (position cancelled after loading, or storage expired). */
+  AwaitingReturn: 'awaiting_return',
+  /** Taken by the customer. */
+  Received: 'received',
+  /** Collected by a courier (return). */
+  Returned: 'returned',
+} as const;
+export type ParcelState = (typeof ParcelState)[keyof typeof ParcelState];
+export const PARCEL_STATES = Object.values(ParcelState) as [ParcelState, ...ParcelState[]];
+
+/** Flags an operator or the locker sets on a cell; any of them takes the cell out of allocation. */
+export const CellFlag = {
+  Faulty: 'faulty',
+  Dirty: 'dirty',
+  NeedsInventory: 'needs_inventory',
+  Blocked: 'blocked',
+} as const;
+export type CellFlag = (typeof CellFlag)[keyof typeof CellFlag];
+export const CELL_FLAGS = Object.values(CellFlag) as [CellFlag, ...CellFlag[]];
+
+/** Lock-board families the agent has drivers for (HARDWARE.md). */
+export const BoardFamily = {
+  KerongCu48: 'kerong-cu48',
+  KerongCu16: 'kerong-cu16',
+  Winnsen: 'winnsen',
+  Generic24: 'generic-24',
+} as const;
+export type BoardFamily = (typeof BoardFamily)[keyof typeof BoardFamily];
+export const BOARD_FAMILIES = Object.values(BoardFamily) as [BoardFamily, ...BoardFamily[]];
+
+/** `resultCode` values of the spec's error envelope. */
+export const ResultCode = {
+  AuthorizationError: 1,
+  InternalError: 2,
+  InvalidRequest: 3,
+  MarketplaceNotActive: 10,
+  OrganizationNotActive: 11,
+  NoCellsForAllParcels: 32,
+  OrderNotFound: 200,
+  LogistNotFound: 203,
+  CourierRouteNotFound: 210,
+  PostOperationNotFound: 205,
+  PostOperationWrongState: 206,
+  PackagingNotFound: 207,
+  PackagingCanceled: 208,
+  PackagingLoadedOrIssued: 211,
+  OperationNotFound: 250,
+  OperationBadState: 252,
+  PermissionProfileNotSet: 500,
+  CourierAlreadyExists: 602,
+  CourierExtIdEmpty: 604,
+} as const;
+export type ResultCode = (typeof ResultCode)[keyof typeof ResultCode];
+
+/** Kinds of code typed on the locker keypad; they are entered behind separate choices. */
+export const CodeKind = {
+  Courier: 'courier',
+  Customer: 'customer',
+} as const;
+export type CodeKind = (typeof CodeKind)[keyof typeof CodeKind];

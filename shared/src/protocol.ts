@@ -1,0 +1,219 @@
+/**
+ * The locker <-> cloud sync protocol: every message on `lockers/<id>/{down,up,presence}`.
+ *
+ * Two numbered streams per locker (docs/architecture.md, "Sync"):
+ * - down: commands numbered `cseq` by the cloud, applied by the agent strictly in order, once;
+ * - up: events numbered `dseq` by the agent, applied by the cloud once (inbox on locker + dseq).
+ * Acks are cumulative and application-level. Every inbound payload is parsed with these schemas.
+ *
+ * Timestamps are epoch milliseconds (UTC); calendar dates are `YYYY-MM-DD` in the locker's time zone.
+ */
+import { z } from 'zod';
+import { BOARD_FAMILIES, CELL_FLAGS, PARCEL_STATES } from './enums.js';
+
+/** Bumped on any incompatible change of a message below. */
+export const PROTOCOL_VERSION = 1;
+
+const epochMs = z.number().int().nonnegative();
+const seq = z.number().int().nonnegative();
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const cellId = z.number().int().positive();
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase SHA-256 hex digest');
+
+// ---------------------------------------------------------------------------------------------
+// Shapes carried by commands
+// ---------------------------------------------------------------------------------------------
+
+export const cellConfigSchema = z.object({
+  id: cellId,
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  /** Name of the agent's bus (from the agent config) the cell's board hangs on. */
+  bus: z.string().min(1),
+  board: z.number().int().nonnegative(),
+  /** Lock number on the board, 1-based as printed on the board. */
+  lock: z.number().int().positive(),
+  flags: z.array(z.enum(CELL_FLAGS)),
+});
+export type CellConfig = z.infer<typeof cellConfigSchema>;
+
+export const lockerConfigSchema = z.object({
+  lockerId: z.string().min(1),
+  /** IANA time zone of the locker, e.g. Europe/Moscow. */
+  timezone: z.string().min(1),
+  /** Inner depth of the locker's cells, mm. */
+  depth: z.number().int().positive(),
+  cells: z.array(cellConfigSchema),
+  /** Optional hint for the agent; the agent's own config decides the driver. */
+  boardFamily: z.enum(BOARD_FAMILIES).optional(),
+});
+export type LockerConfig = z.infer<typeof lockerConfigSchema>;
+
+export const parcelDimensionSchema = z.object({
+  length: z.number().int().positive().optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+});
+
+export const parcelIntentSchema = z.object({
+  barcode: z.string().min(1),
+  additionalBarcodes: z.array(z.string().min(1)),
+  dimension: parcelDimensionSchema.nullable(),
+  /** The cloud's view of the parcel. The agent keeps its own physical facts beside it. */
+  state: z.enum(PARCEL_STATES),
+  /** Reserved cell while pending; the cell it is in once loaded; null otherwise. */
+  cellId: cellId.nullable(),
+});
+export type ParcelIntent = z.infer<typeof parcelIntentSchema>;
+
+/** The whole intent of one order at one locker: commands carry it complete, so applying is idempotent. */
+export const orderIntentSchema = z.object({
+  orderId: z.string().min(1),
+  externalId: z.string().min(1),
+  number: z.string().nullable(),
+  marketplaceId: z.string().min(1),
+  /** OrderState number (0, 2, 3, 4, 5, 6, 7). */
+  state: z.union([z.literal(0), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6), z.literal(7)]),
+  /** Not loadable before this date (locker time). */
+  dateDelivery: isoDate,
+  /** End of storage; set once the order is Courier loaded. */
+  holdUntil: epochMs.nullable(),
+  /** SHA-256 of the customer's pick-up code (see codeHash); null when no code is active. */
+  pickupCodeHash: sha256Hex.nullable(),
+  parcels: z.array(parcelIntentSchema).min(1),
+});
+export type OrderIntent = z.infer<typeof orderIntentSchema>;
+
+export const courierGrantSchema = z.object({
+  grantId: z.string().min(1),
+  /** SHA-256 of the courier's access code (see codeHash). */
+  codeHash: sha256Hex,
+  /** Access ends at this instant: the end of the route date in the locker's time zone. */
+  validUntil: epochMs,
+  /** Marketplaces whose returns this courier may collect. */
+  marketplaceIds: z.array(z.string().min(1)),
+  /** Opaque courier reference for the locker's event log (no personal data). */
+  courierRef: z.string().min(1),
+});
+export type CourierGrant = z.infer<typeof courierGrantSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Commands (down stream, numbered cseq)
+// ---------------------------------------------------------------------------------------------
+
+export const commandBodySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('locker.config'), config: lockerConfigSchema }),
+  z.object({ type: z.literal('order.upsert'), order: orderIntentSchema }),
+  /** The order no longer concerns this locker (moved to another locker by an update). */
+  z.object({ type: z.literal('order.remove'), orderId: z.string().min(1) }),
+  z.object({ type: z.literal('courier.grant'), grant: courierGrantSchema }),
+  z.object({ type: z.literal('courier.revoke'), grantId: z.string().min(1) }),
+  z.object({ type: z.literal('cell.flags'), cellId, flags: z.array(z.enum(CELL_FLAGS)) }),
+]);
+export type CommandBody = z.infer<typeof commandBodySchema>;
+export type CommandType = CommandBody['type'];
+
+export const commandSchema = z.intersection(
+  z.object({ cseq: seq.min(1), at: epochMs }),
+  commandBodySchema,
+);
+export type Command = z.infer<typeof commandSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Events (up stream, numbered dseq): physical facts and what the locker saw
+// ---------------------------------------------------------------------------------------------
+
+export const eventBodySchema = z.discriminatedUnion('type', [
+  /** A courier put the parcel into the cell and closed the door. */
+  z.object({
+    type: z.literal('parcel.loaded'),
+    orderId: z.string().min(1),
+    barcode: z.string().min(1),
+    cellId,
+    grantId: z.string().min(1),
+  }),
+  /** The customer's code opened the cell holding the parcel. */
+  z.object({ type: z.literal('parcel.received'), orderId: z.string().min(1), barcode: z.string().min(1), cellId }),
+  /** A courier collected the parcel (return or cancelled position). */
+  z.object({
+    type: z.literal('parcel.returned'),
+    orderId: z.string().min(1),
+    barcode: z.string().min(1),
+    cellId,
+    grantId: z.string().min(1),
+  }),
+  /** The locker changed a cell's flags itself (door jammed -> faulty; interrupted operation -> needs inventory). */
+  z.object({
+    type: z.literal('cell.flags'),
+    cellId,
+    flags: z.array(z.enum(CELL_FLAGS)),
+    reason: z.enum(['door_jammed', 'interrupted_operation', 'door_left_open', 'recovered']),
+  }),
+  /** Door supervision: left open past its limit, opened without a command, closed again. */
+  z.object({ type: z.literal('door.alarm'), cellId, kind: z.enum(['left_open', 'opened_unexpectedly', 'closed']) }),
+  /** A lock board stopped (or started again) answering. */
+  z.object({ type: z.literal('board.state'), bus: z.string().min(1), board: z.number().int().nonnegative(), online: z.boolean() }),
+  /** One keypad attempt; the code itself is never reported. */
+  z.object({ type: z.literal('code.attempt'), kind: z.enum(['courier', 'customer']), ok: z.boolean() }),
+  /** Wrong codes passed the locker's daily threshold. */
+  z.object({ type: z.literal('keypad.alarm'), kind: z.enum(['courier', 'customer']), failuresToday: z.number().int().positive() }),
+]);
+export type EventBody = z.infer<typeof eventBodySchema>;
+export type EventType = EventBody['type'];
+
+export const eventSchema = z.intersection(
+  z.object({ dseq: seq.min(1), at: epochMs }),
+  eventBodySchema,
+);
+export type LockerEvent = z.infer<typeof eventSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Wire messages
+// ---------------------------------------------------------------------------------------------
+
+const version = z.literal(PROTOCOL_VERSION);
+
+/** Full state of a locker's intent, sent when the command log no longer reaches back to the agent. */
+export const snapshotSchema = z.object({
+  /** The snapshot includes every command up to and including this cseq. */
+  cseq: seq,
+  config: lockerConfigSchema,
+  orders: z.array(orderIntentSchema),
+  grants: z.array(courierGrantSchema),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+/** Messages on `lockers/<id>/down` (cloud -> agent). */
+export const downMessageSchema = z.discriminatedUnion('type', [
+  z.object({ v: version, type: z.literal('commands'), items: z.array(commandSchema).min(1) }),
+  z.object({ v: version, type: z.literal('snapshot'), snapshot: snapshotSchema }),
+  /** Cumulative: every event with dseq <= ackedDseq is applied by the cloud. */
+  z.object({ v: version, type: z.literal('ack'), ackedDseq: seq }),
+]);
+export type DownMessage = z.infer<typeof downMessageSchema>;
+
+/** Messages on `lockers/<id>/up` (agent -> cloud). */
+export const upMessageSchema = z.discriminatedUnion('type', [
+  /** Sent on every (re)connect; the cloud answers with replay or snapshot, and an ack. */
+  z.object({
+    v: version,
+    type: z.literal('hello'),
+    lockerId: z.string().min(1),
+    appliedCseq: seq,
+    ackedDseq: seq,
+    conn: z.number().int().positive(),
+  }),
+  z.object({ v: version, type: z.literal('events'), items: z.array(eventSchema).min(1) }),
+  /** Cumulative: every command with cseq <= appliedCseq is applied by the agent. */
+  z.object({ v: version, type: z.literal('ack'), appliedCseq: seq }),
+]);
+export type UpMessage = z.infer<typeof upMessageSchema>;
+
+/** Retained on `lockers/<id>/presence`; a higher `conn` always wins over a lower one. */
+export const presenceSchema = z.object({
+  v: version,
+  online: z.boolean(),
+  conn: z.number().int().positive(),
+  at: epochMs,
+});
+export type Presence = z.infer<typeof presenceSchema>;

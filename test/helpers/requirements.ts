@@ -1,0 +1,49 @@
+/**
+ * Suites that need something beyond Node.js (PostgreSQL, a Mosquitto binary or URL, socat,
+ * Chromium) ask here. On a bare machine they are skipped with the reason printed; under CI
+ * (CI=true), where .ci/run provides all of them, a missing one fails the run instead.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium';
+
+function onPath(bin: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+}
+
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  return candidates.find((p): p is string => !!p && existsSync(p));
+}
+
+function missingReason(req: Requirement): string | undefined {
+  switch (req) {
+    case 'postgres':
+      return process.env.DATABASE_URL ? undefined : 'DATABASE_URL is not set';
+    case 'mqtt-url':
+      return process.env.MQTT_URL ? undefined : 'MQTT_URL is not set';
+    case 'mosquitto':
+      return onPath('mosquitto') && onPath('mosquitto_passwd') ? undefined : 'mosquitto / mosquitto_passwd not on PATH';
+    case 'socat':
+      return onPath('socat') ? undefined : 'socat not on PATH';
+    case 'chromium':
+      return chromiumPath() ? undefined : 'no Chromium at CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser';
+  }
+}
+
+/**
+ * Returns true when every requirement is present. Otherwise prints why the suite is skipped and
+ * returns false, or throws under CI so that a skip there is a failure.
+ * Use: `describe.runIf(requires('postgres'))('...', () => {...})`.
+ */
+export function requires(...reqs: Requirement[]): boolean {
+  const missing = reqs.map((r) => [r, missingReason(r)] as const).filter(([, why]) => why !== undefined);
+  if (missing.length === 0) return true;
+  const text = missing.map(([r, why]) => `${r}: ${why}`).join('; ');
+  if (process.env.CI === 'true' || process.env.CI === '1') {
+    throw new Error(`required under CI but missing: ${text}`);
+  }
+  console.warn(`[skipped] suite needs ${text}`);
+  return false;
+}
