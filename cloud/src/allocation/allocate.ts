@@ -1,0 +1,156 @@
+/**
+ * Cell selection for an order created with reservation (spec "Cell selection logic").
+ *
+ * The caller decides which cells are eligible (segment, flags, occupancy, Awaiting-return cells)
+ * and passes them in; this function only decides which parcels go where. Parcels may be rotated,
+ * and parcels of the order may share a cell when they fit as one stack (shared/src/geometry.ts).
+ *
+ * Each parcel ends in exactly one bucket:
+ * - permanentlyRejected: it fits no cell of the locker available to the marketplace, even rotated;
+ * - temporarilyRejected: it fits some such cell, but it is not in the chosen allocation;
+ * - a reserved cell otherwise.
+ *
+ * Objective among allocations that never overfill a cell: place the most parcels, then use the
+ * least total cell volume (keeps larger cells free for later orders), then a fixed tie-break:
+ * larger parcels are decided first, smaller size classes are tried first, and within a size class
+ * the smallest cell ids are used, given out in request order of each cell's first parcel.
+ * Orders with at most `exactSearchMaxParcels` parcels that fit a free cell get the exact optimum
+ * (exact-search.ts); larger ones a greedy fill with a weaker guarantee (fill-greedily.ts).
+ */
+import { boxFitsCell, cellVolume, type Box, type CellSpace } from '../../../shared/src/geometry.js';
+import { searchExact } from './exact-search.js';
+import { fillGreedily } from './fill-greedily.js';
+import type { Group } from './group.js';
+import { allocationOptionsSchema, DEFAULT_ALLOCATION_OPTIONS, type AllocationOptions } from './options.js';
+import { fitTable, stackFit } from './stack-fit.js';
+
+export interface ParcelToPlace {
+  barcode: string;
+  /** As the marketplace sent it: any extent may be missing. */
+  dimension: Partial<Box> | null | undefined;
+}
+
+/** A cell's front opening; its depth is the locker's. */
+export interface CellOpening {
+  id: number;
+  width: number;
+  height: number;
+}
+
+export interface AllocationRequest {
+  parcels: readonly ParcelToPlace[];
+  /** Cells that may be reserved now. Taken to be cells of the locker as well. */
+  freeCells: readonly CellOpening[];
+  /** Every cell of the locker available to the marketplace, whatever its state. */
+  lockerCells: readonly CellOpening[];
+  depth: number;
+  options?: Partial<AllocationOptions>;
+}
+
+export interface Allocation {
+  /** Sorted by cell id; barcodes in request order. */
+  cells: { cellId: number; barcodes: string[] }[];
+  /** In request order. */
+  temporarilyRejected: string[];
+  /** In request order. */
+  permanentlyRejected: string[];
+}
+
+/** A parcel as allocation sees it: unstated extents filled in (see AllocationOptions). */
+export interface SizedParcel {
+  box: Box;
+  /** Its size was not fully stated and such parcels must not share a cell. */
+  alone: boolean;
+}
+
+export function sizeParcel(dimension: ParcelToPlace['dimension'], options: AllocationOptions): SizedParcel {
+  const stated = (value: number | undefined): value is number => value !== undefined && value > 0;
+  const d = dimension ?? {};
+  const fallback = options.defaultDimension;
+  const complete = stated(d.length) && stated(d.width) && stated(d.height);
+  return {
+    box: {
+      length: stated(d.length) ? d.length : fallback.length,
+      width: stated(d.width) ? d.width : fallback.width,
+      height: stated(d.height) ? d.height : fallback.height,
+    },
+    alone: !complete && !options.unknownSizeSharesCell,
+  };
+}
+
+interface SizeClass {
+  space: CellSpace;
+  volume: number;
+  /** Ascending. */
+  cellIds: number[];
+}
+
+/** Free cells grouped by opening, smallest volume first (then smallest id, so input order is irrelevant). */
+function sizeClasses(cells: readonly CellOpening[], depth: number): SizeClass[] {
+  const byOpening = new Map<string, SizeClass>();
+  const seen = new Set<number>();
+  for (const cell of cells) {
+    if (seen.has(cell.id)) continue;
+    seen.add(cell.id);
+    const key = `${cell.width}x${cell.height}`;
+    let sizeClass = byOpening.get(key);
+    if (!sizeClass) {
+      const space = { width: cell.width, height: cell.height, depth };
+      sizeClass = { space, volume: cellVolume(space), cellIds: [] };
+      byOpening.set(key, sizeClass);
+    }
+    sizeClass.cellIds.push(cell.id);
+  }
+  const classes = [...byOpening.values()];
+  for (const c of classes) c.cellIds.sort((a, b) => a - b);
+  return classes.sort((a, b) => a.volume - b.volume || a.cellIds[0]! - b.cellIds[0]!);
+}
+
+export function allocate(request: AllocationRequest): Allocation {
+  const options = request.options ? allocationOptionsSchema.parse(request.options) : DEFAULT_ALLOCATION_OPTIONS;
+  const { parcels, depth } = request;
+  const sized = parcels.map((p) => sizeParcel(p.dimension, options));
+  const lockerSpaces = [...request.lockerCells, ...request.freeCells].map((c) => ({ width: c.width, height: c.height, depth }));
+  const classes = sizeClasses(request.freeCells, depth);
+
+  const permanent = sized.map((p) => !lockerSpaces.some((space) => boxFitsCell(p.box, space)));
+  // Search order: largest parcel first (fewer options early), then request order.
+  const items = sized
+    .map((p, index) => ({ ...p, index, volume: p.box.length * p.box.width * p.box.height }))
+    .filter((p) => !permanent[p.index] && classes.some((c) => boxFitsCell(p.box, c.space)))
+    .sort((a, b) => b.volume - a.volume || a.index - b.index);
+
+  const boxes = items.map((p) => p.box);
+  const alone = items.map((p) => p.alone);
+  const fits = classes.map((c) => stackFit(boxes, alone, c.space));
+  const stock = classes.map((c) => ({ volume: c.volume, count: c.cellIds.length }));
+  const groups =
+    items.length <= options.exactSearchMaxParcels
+      ? searchExact(items.length, fits.map((f) => fitTable(f, items.length)), stock)
+      : fillGreedily(items.length, fits, stock);
+
+  return describe(groups, items.map((p) => p.index), classes, parcels, permanent);
+}
+
+function describe(
+  groups: readonly Group[],
+  requestIndex: readonly number[],
+  classes: readonly SizeClass[],
+  parcels: readonly ParcelToPlace[],
+  permanent: readonly boolean[],
+): Allocation {
+  const placed = new Set<number>();
+  const taken = classes.map(() => 0);
+  const cells = groups
+    .map((g) => ({ classIndex: g.classIndex, indexes: g.members.map((m) => requestIndex[m]!).sort((a, b) => a - b) }))
+    .sort((a, b) => a.indexes[0]! - b.indexes[0]!)
+    .map(({ classIndex, indexes }) => {
+      for (const i of indexes) placed.add(i);
+      const cellId = classes[classIndex]!.cellIds[taken[classIndex]!++]!;
+      return { cellId, barcodes: indexes.map((i) => parcels[i]!.barcode) };
+    })
+    .sort((a, b) => a.cellId - b.cellId);
+  const rejected = (wanted: boolean): string[] =>
+    parcels.filter((_, i) => !placed.has(i) && permanent[i] === wanted).map((p) => p.barcode);
+  return { cells, temporarilyRejected: rejected(false), permanentlyRejected: rejected(true) };
+}
