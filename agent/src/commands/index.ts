@@ -1,0 +1,1 @@
+export { applyCommand, applySnapshot, type ApplyResult, type SnapshotResult } from './apply.js';

@@ -1,0 +1,182 @@
+/**
+ * The agent's settings: one JSON file validated by one zod schema, with environment overrides
+ * derived from that schema (`screen.port` -> AGENT_SCREEN_PORT). The cell layout is not here: it
+ * comes from the cloud (`locker.config` command or snapshot).
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { busConfigSchema, scannerConfigSchema } from './hw/config.js';
+
+export const LANGUAGES = ['ru', 'en'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const agentConfigSchema = z
+  .object({
+    /** The locker's id; also its MQTT username and client id. */
+    lockerId: z.string().min(1),
+    /** Lock buses; cells name a bus by its `name`. */
+    buses: z.array(busConfigSchema).min(1),
+    /** Serial barcode scanner; without one couriers type barcodes on the screen. */
+    scanner: scannerConfigSchema.optional(),
+    /** Broker of the locker link; without it the agent serves offline with what it has. */
+    mqtt: z
+      .object({
+        url: z.string().regex(/^mqtts?:\/\/|^wss?:\/\//, 'expected mqtt://, mqtts://, ws:// or wss://'),
+        password: z.string().min(1),
+      })
+      .optional(),
+    /** The locker's SQLite file (WAL, synchronous=FULL). */
+    dbPath: z.string().min(1).default('data/agent.sqlite'),
+    screen: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        /** 0 picks a free port (tests). */
+        port: z.number().int().min(0).max(65_535).default(8080),
+        languages: z.array(z.enum(LANGUAGES)).min(1).default(['ru', 'en']),
+        defaultLanguage: z.enum(LANGUAGES).default('ru'),
+        /** A courier or customer screen left untouched this long goes back to the start, ms. */
+        idleMs: z.number().int().min(5_000).max(3_600_000).default(120_000),
+      })
+      .prefault({}),
+    keypad: z
+      .object({
+        /** Wrong codes in a row that cost nothing. */
+        freeAttempts: z.number().int().min(0).max(20).default(3),
+        /** Wait after the first costly wrong code, ms; doubles with each further one. */
+        baseDelayMs: z.number().int().min(1_000).max(900_000).default(30_000),
+        /** Longest wait, ms (15 minutes). */
+        maxDelayMs: z.number().int().min(1_000).max(3_600_000).default(900_000),
+        /** Wrong codes of one kind in one locker day that raise `keypad.alarm`. */
+        dailyAlarmThreshold: z.number().int().min(1).max(10_000).default(20),
+      })
+      .prefault({}),
+    doors: z
+      .object({
+        /** How often every board's door states are read, ms. */
+        pollMs: z.number().int().min(20).max(60_000).default(500),
+        /** A door open longer than this raises `door.alarm left_open`, ms. */
+        leftOpenMs: z.number().int().min(1_000).max(86_400_000).default(180_000),
+        /** Cells tried for one parcel when doors fail to open. */
+        maxCellsPerParcel: z.number().int().min(1).max(20).default(3),
+      })
+      .prefault({}),
+  })
+  .superRefine((c, ctx) => {
+    const names = new Set<string>();
+    c.buses.forEach((b, i) => {
+      if (names.has(b.name)) ctx.addIssue({ code: 'custom', path: ['buses', i, 'name'], message: `bus name ${b.name} appears twice` });
+      names.add(b.name);
+    });
+    if (!c.screen.languages.includes(c.screen.defaultLanguage)) {
+      ctx.addIssue({ code: 'custom', path: ['screen', 'defaultLanguage'], message: 'must be one of screen.languages' });
+    }
+  });
+
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+export type AgentConfigInput = z.input<typeof agentConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Unwraps defaults, optionals and pipes down to the schema that says what the value is. */
+function baseOf(schema: z.core.$ZodType): z.core.$ZodType {
+  let s = schema;
+  for (;;) {
+    const def = s._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+    if ((def.type === 'default' || def.type === 'optional' || def.type === 'prefault' || def.type === 'nullable') && def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.in) s = def.in;
+    else return s;
+  }
+}
+
+function envName(path: string[]): string {
+  return ['AGENT', ...path.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))].join('_').toUpperCase();
+}
+
+export interface EnvOverride {
+  env: string;
+  path: string[];
+  kind: 'string' | 'number' | 'boolean' | 'list';
+}
+
+/** Every leaf of the schema that an environment variable can set (objects are walked, arrays of buses are not). */
+export function envOverrides(schema: z.core.$ZodType = agentConfigSchema, path: string[] = []): EnvOverride[] {
+  const base = baseOf(schema);
+  const def = base._zod.def as { type: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType };
+  switch (def.type) {
+    case 'object':
+      return Object.entries(def.shape ?? {}).flatMap(([k, v]) => envOverrides(v, [...path, k]));
+    case 'string':
+    case 'enum':
+      return [{ env: envName(path), path, kind: 'string' }];
+    case 'number':
+      return [{ env: envName(path), path, kind: 'number' }];
+    case 'boolean':
+      return [{ env: envName(path), path, kind: 'boolean' }];
+    case 'array': {
+      const el = def.element ? (baseOf(def.element)._zod.def as { type: string }).type : '';
+      return el === 'string' || el === 'enum' ? [{ env: envName(path), path, kind: 'list' }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+function parseEnvValue(o: EnvOverride, raw: string): unknown {
+  switch (o.kind) {
+    case 'string':
+      return raw;
+    case 'number':
+      return raw.trim() === '' ? raw : Number(raw);
+    case 'boolean':
+      return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+/** Validates raw settings plus environment overrides; throws ConfigError naming every bad field. */
+export function parseAgentConfig(raw: unknown, env: NodeJS.ProcessEnv = {}): AgentConfig {
+  const input: Record<string, unknown> =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? structuredClone(raw as Record<string, unknown>) : {};
+  const fromEnv = new Map<string, string>();
+  for (const o of envOverrides()) {
+    const value = env[o.env];
+    if (value === undefined) continue;
+    setPath(input, o.path, parseEnvValue(o, value));
+    fromEnv.set(o.path.join('.'), o.env);
+  }
+  const result = agentConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => {
+    const field = i.path.map(String).join('.') || '(root)';
+    const source = fromEnv.get(field);
+    return `${field}${source ? ` (from ${source})` : ''}: ${i.message}`;
+  });
+  throw new ConfigError(`invalid agent config:\n  ${lines.join('\n  ')}`);
+}
+
+/** Reads the config file (`--config PATH` or AGENT_CONFIG) and applies the environment. */
+export function loadAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv): AgentConfig {
+  const i = argv.indexOf('--config');
+  const path = i >= 0 ? argv[i + 1] : env.AGENT_CONFIG;
+  if (!path) throw new ConfigError('no config file: pass --config PATH or set AGENT_CONFIG');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`cannot read config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return parseAgentConfig(raw, env);
+}

@@ -1,0 +1,137 @@
+/**
+ * The locker's SQLite file. WAL with synchronous=FULL: a committed load survives a power cut.
+ * Migrations are numbered SQL steps tracked in `user_version`.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Sqlite = BetterSqlite3.Database;
+
+const MIGRATIONS: string[] = [
+  `
+  create table meta (key text primary key, value text not null);
+
+  -- Layout from the cloud plus what the locker knows about each cell.
+  create table cells (
+    id integer primary key,
+    width integer not null,
+    height integer not null,
+    bus text not null,
+    board integer not null,
+    lock integer not null,
+    -- flags as the cloud last sent them
+    cloud_flags text not null default '[]',
+    -- flags the locker raised itself and the cloud has not yet echoed back
+    local_flags text not null default '[]',
+    -- 0: dropped from the layout but still holding a parcel, kept until emptied
+    in_layout integer not null default 1,
+    door text not null default 'unknown' check (door in ('open', 'closed', 'unknown')),
+    door_since integer,
+    -- the door was opened by one of our operations (not unexpected)
+    door_expected integer not null default 0,
+    -- left_open already reported for this opening
+    door_alarm integer not null default 0
+  );
+
+  -- The cloud's intent: one row per order, the whole OrderIntent as JSON.
+  create table orders (
+    order_id text primary key,
+    marketplace_id text not null,
+    state integer not null,
+    pickup_code_hash text,
+    -- order.remove (or a snapshot without it) arrived while parcels were still in cells
+    removed integer not null default 0,
+    intent text not null,
+    updated_at integer not null
+  );
+  create index orders_pickup on orders (pickup_code_hash) where pickup_code_hash is not null;
+
+  -- Every barcode a parcel answers to (its own and its additional ones).
+  create table barcodes (
+    code text not null,
+    order_id text not null,
+    parcel text not null,
+    primary key (code, order_id, parcel)
+  );
+  create index barcodes_order on barcodes (order_id);
+
+  -- The locker's physical facts: which parcel went into which cell and whether it was taken out.
+  create table parcels (
+    order_id text not null,
+    barcode text not null,
+    cell_id integer not null,
+    state text not null check (state in ('in_cell', 'received', 'returned')),
+    loaded_at integer not null,
+    loaded_by text not null,
+    taken_at integer,
+    taken_by text,
+    primary key (order_id, barcode)
+  );
+  create index parcels_in_cell on parcels (cell_id) where state = 'in_cell';
+
+  create table grants (
+    grant_id text primary key,
+    code_hash text not null,
+    valid_until integer not null,
+    marketplace_ids text not null,
+    courier_ref text not null
+  );
+  create index grants_code on grants (code_hash);
+
+  -- Events for the cloud, numbered dseq without gaps (AUTOINCREMENT never reuses a number).
+  create table outbox (
+    dseq integer primary key autoincrement,
+    at integer not null,
+    body text not null
+  );
+
+  create table keypad_attempts (
+    id integer primary key autoincrement,
+    kind text not null,
+    at integer not null,
+    day text not null,
+    ok integer not null
+  );
+  create index keypad_attempts_kind on keypad_attempts (kind, id);
+  create table keypad_alarms (kind text not null, day text not null, primary key (kind, day));
+
+  -- Physical operations under way: written before the pulse, resolved with the fact.
+  create table journal (
+    id integer primary key autoincrement,
+    kind text not null check (kind in ('load', 'pickup', 'return')),
+    cell_id integer not null,
+    stage text not null check (stage in ('opening', 'open', 'aborted')),
+    started_at integer not null,
+    detail text not null
+  );
+
+  create table boards (
+    bus text not null,
+    board integer not null,
+    online integer not null,
+    primary key (bus, board)
+  );
+  `,
+];
+
+export function openSqlite(path: string): Sqlite {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new BetterSqlite3(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Sqlite): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Events for the cloud, numbered `dseq`. Callers emit inside the transaction that records the
+ * physical change, so an event never exists without its fact nor a fact without its event.
+ */
+import { eventBodySchema, eventSchema, type EventBody, type LockerEvent } from '../../../shared/src/protocol.js';
+import type { Clock } from '../clock.js';
+import type { Sqlite } from './database.js';
+import type { Meta } from './meta.js';
+
+export class Outbox {
+  constructor(
+    private readonly db: Sqlite,
+    private readonly meta: Meta,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Appends one event; returns its dseq. */
+  emit(body: EventBody): number {
+    const parsed = eventBodySchema.parse(body);
+    const info = this.db.prepare('insert into outbox (at, body) values (?, ?)').run(this.clock.now(), JSON.stringify(parsed));
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Events with dseq above `dseq`, oldest first. */
+  after(dseq: number, limit = 100): LockerEvent[] {
+    const rows = this.db.prepare('select dseq, at, body from outbox where dseq > ? order by dseq limit ?').all(dseq, limit) as {
+      dseq: number;
+      at: number;
+      body: string;
+    }[];
+    return rows.map((r) => eventSchema.parse({ dseq: r.dseq, at: r.at, ...(JSON.parse(r.body) as EventBody) }));
+  }
+
+  lastDseq(): number {
+    const row = this.db.prepare("select seq from sqlite_sequence where name = 'outbox'").get() as { seq: number } | undefined;
+    return row?.seq ?? 0;
+  }
+
+  ackedDseq(): number {
+    return this.meta.getNumber('acked_dseq');
+  }
+
+  /** Cumulative ack from the cloud; a lower or repeated ack changes nothing, one past the end is clamped. */
+  markAcked(dseq: number): void {
+    const next = Math.min(dseq, this.lastDseq());
+    if (next > this.ackedDseq()) this.meta.setNumber('acked_dseq', next);
+  }
+}
