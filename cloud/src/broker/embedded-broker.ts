@@ -1,0 +1,203 @@
+/**
+ * The embedded MQTT broker (aedes 1.x) the cloud starts when no MQTT_URL is configured.
+ * Authentication and authorization live in its hooks:
+ * - a locker connects with clientId == username == its locker id and a password whose SHA-256
+ *   hex is `lockers.mqtt_password_hash`; the clientId rule is what stops a locker from taking
+ *   over another locker's session (aedes drops the older connection of a clientId);
+ * - the cloud connects with its own username and password, clientId `<username>` or
+ *   `<username>-<anything>` (one per cloud process);
+ * - topics per ./acl.ts; a retained flag survives only on presence, so no command is ever retained.
+ */
+import { type AddressInfo, type Server, createServer } from 'node:net';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Aedes, type AedesPublishPacket, type Client, type PublishPacket, type Subscription } from 'aedes';
+import type { Logger } from 'pino';
+import type { CloudDatabase } from '../db/database.js';
+import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
+import { mqttPasswordMatches } from './mqtt-password.js';
+
+export interface EmbeddedBrokerOptions {
+  db: CloudDatabase;
+  logger: Logger;
+  /** Interface to listen on, e.g. 0.0.0.0 or 127.0.0.1. */
+  host: string;
+  /** TCP port; 0 picks a free one (see `port` after start). */
+  port: number;
+  /** Name of the setting that holds the port, quoted in the start-up error when it is taken. */
+  portSetting?: string;
+  cloud: { username: string; password: string };
+}
+
+/** CONNACK return codes of MQTT 3.1.1. */
+const IDENTIFIER_REJECTED = 2;
+const SERVER_UNAVAILABLE = 3;
+const BAD_USERNAME_OR_PASSWORD = 4;
+
+const LOCKER_ID = /^[1-9]\d{0,9}$/;
+
+type AuthError = Error & { returnCode: number };
+function authError(returnCode: number, message: string): AuthError {
+  return Object.assign(new Error(message), { returnCode });
+}
+
+export class EmbeddedBroker {
+  readonly #opts: EmbeddedBrokerOptions;
+  readonly #identities = new WeakMap<Client, BrokerIdentity>();
+  #aedes: Aedes | undefined;
+  #server: Server | undefined;
+  #port: number | undefined;
+  #starting: Promise<number> | undefined;
+
+  constructor(opts: EmbeddedBrokerOptions) {
+    this.#opts = opts;
+  }
+
+  /** The bound port (after start). */
+  get port(): number {
+    if (this.#port === undefined) throw new Error('embedded MQTT broker is not started');
+    return this.#port;
+  }
+
+  /** `mqtt://host:port` for clients in this process. */
+  get url(): string {
+    const host = this.#opts.host === '0.0.0.0' || this.#opts.host === '::' ? '127.0.0.1' : this.#opts.host;
+    return `mqtt://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
+  }
+
+  /** Starts listening; resolves with the bound port. Idempotent. */
+  start(): Promise<number> {
+    this.#starting ??= this.#start().catch(async (err: unknown) => {
+      this.#starting = undefined;
+      await this.#closeAedes();
+      throw err;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<number> {
+    if (LOCKER_ID.test(this.#opts.cloud.username)) {
+      throw new Error('the cloud MQTT username must not look like a locker id');
+    }
+    const aedes = await Aedes.createBroker({
+      authenticate: (client, username, password, done) => {
+        this.#authenticate(client, username, password).then(
+          (identity) => {
+            this.#identities.set(client, identity);
+            done(null, true);
+          },
+          (err: unknown) => {
+            const returnCode = (err as Partial<AuthError>).returnCode ?? SERVER_UNAVAILABLE;
+            if (returnCode === SERVER_UNAVAILABLE) this.#opts.logger.error({ err }, 'mqtt authentication failed');
+            else this.#opts.logger.warn({ clientId: client.id, username, reason: (err as Error).message }, 'mqtt connection refused');
+            done(authError(returnCode, (err as Error).message), false);
+          },
+        );
+      },
+      authorizePublish: (client, packet, done) => done(this.#authorizePublish(client, packet)),
+      authorizeSubscribe: (client, sub, done) => done(null, this.#authorizeSubscribe(client, sub)),
+      authorizeForward: (client, packet) => this.#authorizeForward(client, packet),
+    });
+    this.#aedes = aedes;
+    aedes.on('clientError', (client, err) => this.#opts.logger.debug({ clientId: client.id, err }, 'mqtt client error'));
+
+    const server = createServer((socket) => aedes.handle(socket));
+    this.#server = server;
+    const { host, port } = this.#opts;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException) => {
+        server.off('listening', onListening);
+        const setting = this.#opts.portSetting ?? 'MQTT_BROKER_PORT';
+        const why = err.code === 'EADDRINUSE' ? 'the port is already in use' : err.code === 'EACCES' ? 'permission denied' : err.message;
+        reject(new Error(`embedded MQTT broker cannot listen on ${host}:${port} (${setting}): ${why}`, { cause: err }));
+      };
+      const onListening = () => {
+        server.off('error', onError);
+        resolve();
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen({ host, port });
+    }).catch((err: unknown) => {
+      this.#server = undefined;
+      throw err;
+    });
+    server.on('error', (err) => this.#opts.logger.error({ err }, 'embedded MQTT broker server error'));
+    this.#port = (server.address() as AddressInfo).port;
+    this.#opts.logger.info({ host, port: this.#port }, 'embedded MQTT broker listening');
+    return this.#port;
+  }
+
+  /** Disconnects every client and stops listening. Idempotent. */
+  async stop(): Promise<void> {
+    const starting = this.#starting;
+    if (!starting) return;
+    await starting.catch(() => undefined);
+    this.#starting = undefined;
+    const server = this.#server;
+    this.#server = undefined;
+    await this.#closeAedes();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.#port = undefined;
+  }
+
+  async #closeAedes(): Promise<void> {
+    const aedes = this.#aedes;
+    this.#aedes = undefined;
+    if (aedes && !aedes.closed) await new Promise<void>((resolve) => aedes.close(() => resolve()));
+  }
+
+  async #authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<BrokerIdentity> {
+    if (!username || !password) throw authError(BAD_USERNAME_OR_PASSWORD, 'username and password required');
+    const cloud = this.#opts.cloud;
+    if (username === cloud.username) {
+      if (!sameSecret(password, cloud.password)) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
+      if (client.id !== username && !client.id.startsWith(`${username}-`)) {
+        throw authError(IDENTIFIER_REJECTED, 'cloud client id must be the cloud username or start with it and a dash');
+      }
+      return { kind: 'cloud' };
+    }
+    if (!LOCKER_ID.test(username)) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
+    const row = await this.#opts.db.db
+      .selectFrom('lockers')
+      .select('mqtt_password_hash')
+      .where('id', '=', Number(username))
+      .executeTakeFirst();
+    if (!row?.mqtt_password_hash || !mqttPasswordMatches(password, row.mqtt_password_hash)) {
+      throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
+    }
+    if (client.id !== username) throw authError(IDENTIFIER_REJECTED, 'locker client id must equal its username');
+    return { kind: 'locker', lockerId: username };
+  }
+
+  #authorizePublish(client: Client | null, packet: PublishPacket): Error | null {
+    // Publishes without a client come from the broker itself ($SYS heartbeats).
+    if (!client) return null;
+    const who = this.#identities.get(client);
+    if (!who || !mayPublish(who, packet.topic)) {
+      this.#opts.logger.warn({ clientId: client.id, topic: packet.topic }, 'mqtt publish refused');
+      return new Error('publish not authorized');
+    }
+    if (packet.retain && !mayRetain(packet.topic)) packet.retain = false;
+    return null;
+  }
+
+  #authorizeSubscribe(client: Client, sub: Subscription): Subscription | null {
+    const who = this.#identities.get(client);
+    if (who && maySubscribe(who, sub.topic)) return sub;
+    this.#opts.logger.warn({ clientId: client.id, filter: sub.topic }, 'mqtt subscription refused');
+    return null;
+  }
+
+  #authorizeForward(client: Client, packet: AedesPublishPacket): AedesPublishPacket | null {
+    const who = this.#identities.get(client);
+    if (!who || !mayRead(who, packet.topic)) return null;
+    if (packet.retain && !mayRetain(packet.topic)) return null;
+    return packet;
+  }
+}
+
+function sameSecret(given: Buffer, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
