@@ -2,58 +2,28 @@ import type { ClassStock, Group } from './group.js';
 import { membersFit, type StackFit } from './stack-fit.js';
 
 /**
- * Bounded heuristic for orders too large for the exact search. Parcels go largest first into the
- * first used cell they can join, else into a fresh cell of the smallest fitting class; then each
- * used cell moves to the smallest free class that still holds its stack, and rejected parcels get
- * another try in the cells this frees, until nothing changes (each round places more or frees room).
+ * Bounded heuristic for orders too large for the exact search. Parcels arrive largest first; each
+ * joins the first used cell that still holds it, else opens a free cell of the smallest class
+ * that fits it, else is rejected.
  *
- * Guarantee: the result never overfills a cell, and no rejected parcel fits an unused free cell
- * or can join a used cell as it stands. Optimality is not guaranteed. Cost: O(n^2 * classes) per
- * round, with at most a few rounds in practice.
+ * Guarantee: no cell is overfilled, and no rejected parcel fits an unused free cell or can join a
+ * used cell: free cells only run out; a stack a parcel could not join stays closed to it as it
+ * grows; and a cell opened after it was rejected was free then, so it does not fit. Optimality is not guaranteed. Cost: O(n * (n + classes)) fit checks of up to n parcels.
  */
 export function fillGreedily(n: number, fits: readonly StackFit[], classes: readonly ClassStock[]): Group[] {
   const left = classes.map((c) => c.count);
   const groups: Group[] = [];
-
-  const place = (item: number): boolean => {
-    for (const group of groups) {
-      if (membersFit(fits[group.classIndex]!, [...group.members, item])) {
-        group.members.push(item);
-        return true;
-      }
+  for (let item = 0; item < n; item++) {
+    const joined = groups.find((group) => membersFit(fits[group.classIndex]!, [...group.members, item]));
+    if (joined) {
+      joined.members.push(item);
+      continue;
     }
-    for (let c = 0; c < classes.length; c++) {
-      if (left[c]! > 0 && membersFit(fits[c]!, [item])) {
-        left[c]!--;
-        groups.push({ members: [item], classIndex: c });
-        return true;
-      }
+    const c = classes.findIndex((_, k) => left[k]! > 0 && membersFit(fits[k]!, [item]));
+    if (c >= 0) {
+      left[c]!--;
+      groups.push({ members: [item], classIndex: c });
     }
-    return false;
-  };
-
-  const downsize = (): boolean => {
-    let changed = false;
-    for (const group of groups) {
-      for (let c = 0; c < classes.length; c++) {
-        if (classes[c]!.volume >= classes[group.classIndex]!.volume) break;
-        if (left[c]! > 0 && membersFit(fits[c]!, group.members)) {
-          left[c]!--;
-          left[group.classIndex]!++;
-          group.classIndex = c;
-          changed = true;
-          break;
-        }
-      }
-    }
-    return changed;
-  };
-
-  // Items arrive largest first (the caller's search order).
-  let rejected = Array.from({ length: n }, (_, i) => i);
-  for (;;) {
-    rejected = rejected.filter((item) => !place(item));
-    if (!downsize()) break;
   }
   return groups;
 }
