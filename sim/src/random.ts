@@ -1,0 +1,17 @@
+/** A small seeded generator (mulberry32) so that noise and garbage are repeatable in tests. */
+export type Random = () => number;
+
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function randomBytes(random: Random, count: number): Buffer {
+  return Buffer.from(Array.from({ length: count }, () => Math.floor(random() * 256)));
+}
