@@ -225,10 +225,23 @@ function migration0001(engine: Engine): Migration {
   };
 }
 
+/**
+ * Route sheets keep the marketplace's own route reference; a partner's couriers are unique by
+ * e-mail and by phone (result code 602), enforced by the database so concurrent requests agree.
+ */
+const migration0002: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('route_sheets').addColumn('external_id', 'text').execute();
+    await db.schema.createIndex('couriers_partner_email_uq').on('couriers').columns(['partner_id', 'email']).unique().execute();
+    await db.schema.createIndex('couriers_partner_phone_uq').on('couriers').columns(['partner_id', 'phone']).unique().execute();
+    await db.schema.createIndex('parcels_cell_ix').on('parcels').columns(['cell_id']).execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
-      return Promise.resolve({ '0001_initial': migration0001(engine) });
+      return Promise.resolve({ '0001_initial': migration0001(engine), '0002_cloud_api': migration0002 });
     },
   };
 }

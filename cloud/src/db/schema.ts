@@ -163,6 +163,8 @@ export interface RouteSheetsTable {
   /** YYYY-MM-DD */
   route_date: string;
   car_number: string;
+  /** route.externalId of the request (the marketplace's own reference). */
+  external_id: string | null;
   created_at: Millis;
 }
 
@@ -240,4 +242,6 @@ export type ParcelRow = Selectable<ParcelsTable>;
 export type CellRow = Selectable<CellsTable>;
 export type LockerRow = Selectable<LockersTable>;
 export type MarketplaceRow = Selectable<MarketplacesTable>;
+export type PartnerRow = Selectable<PartnersTable>;
+export type CourierRow = Selectable<CouriersTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
