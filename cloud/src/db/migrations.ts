@@ -238,10 +238,22 @@ const migration0002: Migration = {
   },
 };
 
+/**
+ * The locker link's send cursor: what was published to the locker's current connection and
+ * when the agent last made progress, so several cloud processes push each range once and
+ * resend only after a timeout.
+ */
+const migration0003: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('lockers').addColumn('sent_cseq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('lockers').addColumn('sent_at', 'bigint').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
-      return Promise.resolve({ '0001_initial': migration0001(engine), '0002_cloud_api': migration0002 });
+      return Promise.resolve({ '0001_initial': migration0001(engine), '0002_cloud_api': migration0002, '0003_sync_send_cursor': migration0003 });
     },
   };
 }

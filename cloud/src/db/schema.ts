@@ -79,6 +79,10 @@ export interface LockersTable {
   presence_conn: ColumnType<number, number | undefined, number>;
   online: ColumnType<Flag, Flag | undefined, Flag>;
   last_seen_at: Millis | null;
+  /** Sync send cursor: highest cseq published since the agent's last hello. */
+  sent_cseq: ColumnType<number, number | undefined, number>;
+  /** Sync send cursor: when the agent last made progress (fresh send or advancing ack). */
+  sent_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   updated_at: Millis;
 }
 
