@@ -101,6 +101,7 @@ export class Bus<F> extends EventEmitter<{ board: [BoardEvent] }> implements Bus
   request<T>(req: FrameRequest<F, T>): Promise<T> {
     return this.enqueue(async () => {
       const value = await this.exchange(req, req.retries ?? this.config.retries);
+      if (!this.running) throw new HardwareError('not_started', `bus ${this.name} stopped`);
       if (value === undefined) {
         this.setOnline(req.board, false);
         throw new HardwareError('no_reply', `board ${req.board} on bus ${this.name} did not answer ${req.label}`);
