@@ -1,7 +1,9 @@
 import { BoardFamily } from '../../../../shared/src/enums.js';
 import type { BoardDriver } from './driver.js';
+import { generic24Driver } from './generic-24/driver.js';
 import { kerongCu16Driver } from './kerong-cu16/driver.js';
 import { kerongCu48Driver } from './kerong-cu48/driver.js';
+import { winnsenDriver } from './winnsen/driver.js';
 
 /** The driver of each board family. */
 export function driverFor(family: BoardFamily): BoardDriver<unknown> {
@@ -11,7 +13,8 @@ export function driverFor(family: BoardFamily): BoardDriver<unknown> {
     case BoardFamily.KerongCu16:
       return kerongCu16Driver;
     case BoardFamily.Winnsen:
+      return winnsenDriver;
     case BoardFamily.Generic24:
-      throw new Error(`no driver for ${family} yet`);
+      return generic24Driver;
   }
 }
