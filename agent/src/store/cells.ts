@@ -20,8 +20,11 @@ export interface Cell {
   door: DoorState;
   doorSince: number | null;
   doorExpected: boolean;
-  doorAlarm: boolean;
+  /** Alarms raised for the current opening (DOOR_ALARM bits); a `closed` alarm follows any of them. */
+  doorAlarm: number;
 }
+
+export const DOOR_ALARM = { OpenedUnexpectedly: 1, LeftOpen: 2 } as const;
 
 interface CellRow {
   id: number;
@@ -61,7 +64,7 @@ function toCell(r: CellRow): Cell {
     door: r.door,
     doorSince: r.door_since,
     doorExpected: r.door_expected === 1,
-    doorAlarm: r.door_alarm === 1,
+    doorAlarm: r.door_alarm,
   };
 }
 
@@ -136,10 +139,10 @@ export class Cells {
     return this.get(id)!.flags;
   }
 
-  setDoor(id: number, door: DoorState, since: number | null, opts: { expected?: boolean; alarm?: boolean } = {}): void {
+  setDoor(id: number, door: DoorState, since: number | null, opts: { expected?: boolean; alarm?: number } = {}): void {
     this.db
       .prepare('update cells set door = ?, door_since = ?, door_expected = ?, door_alarm = ? where id = ?')
-      .run(door, since, opts.expected ? 1 : 0, opts.alarm ? 1 : 0, id);
+      .run(door, since, opts.expected ? 1 : 0, opts.alarm ?? 0, id);
   }
 
   /** Marks the open door as ours (opened by an operation) without touching when it opened. */
@@ -147,7 +150,7 @@ export class Cells {
     this.db.prepare("update cells set door = 'open', door_since = coalesce(case when door = 'open' then door_since end, ?), door_expected = 1 where id = ?").run(since, id);
   }
 
-  markDoorAlarm(id: number): void {
-    this.db.prepare('update cells set door_alarm = 1 where id = ?').run(id);
+  addDoorAlarm(id: number, bit: number): void {
+    this.db.prepare('update cells set door_alarm = door_alarm | ? where id = ?').run(bit, id);
   }
 }

@@ -58,6 +58,11 @@ export class Grants {
     return row ? toGrant(row) : null;
   }
 
+  /** Whether any grant, expired or not, has this code hash. */
+  knows(codeHash: string): boolean {
+    return this.db.prepare('select 1 from grants where code_hash = ? limit 1').get(codeHash) !== undefined;
+  }
+
   /** Grants past their end are of no further use. */
   pruneExpired(now: number): void {
     this.db.prepare('delete from grants where valid_until <= ?').run(now);

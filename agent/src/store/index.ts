@@ -16,7 +16,7 @@ import { Orders } from './orders.js';
 import { Outbox } from './outbox.js';
 import { Parcels } from './parcels.js';
 
-export type { Cell, DoorState } from './cells.js';
+export { DOOR_ALARM, type Cell, type DoorState } from './cells.js';
 export type { StoredOrder, ParcelMatch } from './orders.js';
 export type { ParcelFact, ParcelFactState } from './parcels.js';
 export type { JournalEntry, JournalStage, ParcelRef } from './journal.js';

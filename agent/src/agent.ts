@@ -1,0 +1,97 @@
+/**
+ * Composition root of the locker agent: store, hardware, locker flows and screen, started in that
+ * order and stopped in reverse. Each part is a start/stop pair, so the locker link to the cloud
+ * joins as one more part.
+ */
+import pino, { type Logger } from 'pino';
+import { loggerOptions } from '../../shared/src/redact.js';
+import { systemClock, type Clock } from './clock.js';
+import type { AgentConfig } from './config.js';
+import { createLockHardware, createScanner, type LockHardware, type ScannerReader } from './hw/index.js';
+import { Locker } from './locker/locker.js';
+import { ScreenServer } from './screen/server.js';
+import { openStore, type LockerStore } from './store/index.js';
+
+export interface AgentDeps {
+  clock?: Clock;
+  logger?: Logger;
+  /** Defaults to the drivers for `config.buses`. */
+  hardware?: LockHardware;
+  /** Defaults to the reader for `config.scanner`, if any. */
+  scanner?: ScannerReader | null;
+}
+
+export interface RunningAgent {
+  screenUrl: string;
+  store: LockerStore;
+  locker: Locker;
+  stop(): Promise<void>;
+}
+
+interface Part {
+  name: string;
+  start(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Promise<RunningAgent> {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? pino(loggerOptions('agent'));
+  const store = openStore(config.dbPath, clock);
+  const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }));
+  const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
+  const locker = new Locker(store, hardware, clock, logger, config);
+  const screen = new ScreenServer(locker.kiosk, config.screen, logger);
+  const onScan = (barcode: string): void => void locker.kiosk.scan(barcode);
+
+  const parts: Part[] = [
+    { name: 'hardware', start: () => hardware.start(), stop: () => hardware.stop() },
+    ...(scanner
+      ? [
+          {
+            name: 'scanner',
+            start: async () => {
+              scanner.on('scan', onScan);
+              await scanner.start();
+            },
+            stop: async () => {
+              scanner.off('scan', onScan);
+              await scanner.stop();
+            },
+          },
+        ]
+      : []),
+    { name: 'locker', start: () => locker.start(), stop: () => locker.stop() },
+    { name: 'screen', start: () => screen.start(), stop: () => screen.stop() },
+  ];
+
+  const started: Part[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const part of started.splice(0).reverse()) {
+      try {
+        await part.stop();
+      } catch (err) {
+        logger.error({ err, part: part.name }, 'stop failed');
+      }
+    }
+    store.close();
+  };
+  try {
+    for (const part of parts) {
+      await part.start();
+      started.push(part);
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  const screenUrl = await screen.start();
+  logger.info({ lockerId: config.lockerId, screenUrl }, 'agent started');
+  let stopping: Promise<void> | undefined;
+  return {
+    screenUrl,
+    store,
+    locker,
+    stop: () => (stopping ??= stopAll()),
+  };
+}

@@ -1,0 +1,389 @@
+/**
+ * The locker's one screen session: courier and customer flows as a small state machine that the
+ * screen's JSON API drives and the door supervisor and scanner feed. One person stands at the
+ * locker at a time, so there is one session; actions run one after another, never interleaved.
+ */
+import type { Logger } from 'pino';
+import { codeHash } from '../../../shared/src/codes.js';
+import type { CodeKind } from '../../../shared/src/enums.js';
+import { cellVolume } from '../../../shared/src/geometry.js';
+import type { CourierGrant, ParcelIntent } from '../../../shared/src/protocol.js';
+import type { Clock } from '../clock.js';
+import type { LockerStore } from '../store/index.js';
+import { chooseCell, type CellSituation } from './cell-choice.js';
+import type { DoorChange, DoorSupervisor } from './doors.js';
+import type { Keypad } from './keypad.js';
+import type { CellOperations } from './operations.js';
+import { checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels } from './rules.js';
+import { lockerDay, lockerZone } from './time.js';
+
+export type KioskView =
+  | { screen: 'start' }
+  | { screen: 'code'; kind: CodeKind }
+  | { screen: 'courier'; notice: CourierNotice | null }
+  | {
+      screen: 'load_open';
+      cellId: number;
+      orderId: string;
+      barcode: string;
+      /** Cells whose doors failed before this one opened. */
+      failedCells: number[];
+      /** The courier will not leave the parcel here: `bigger` opens a bigger cell once this one is closed. */
+      aborted: 'bigger' | 'cancel' | null;
+    }
+  | { screen: 'take_open'; kind: 'pickup' | 'return'; cells: number[]; failedCells: number[] };
+
+export type CourierNotice = { kind: 'loaded'; cellId: number; barcode: string } | { kind: 'returned'; count: number };
+
+export type KioskError =
+  | { code: 'wrong_code'; waitMs: number }
+  | { code: 'wait'; waitMs: number }
+  | { code: 'code_expired' }
+  | { code: 'session_expired' }
+  | { code: 'unknown_parcel' }
+  | { code: 'already_loaded'; cellId: number }
+  | { code: 'not_loadable' }
+  | { code: 'not_deliverable_yet'; date: string }
+  | { code: 'no_free_cell' }
+  | { code: 'door_fault'; cells: number[] }
+  | { code: 'nothing_to_collect' }
+  | { code: 'nothing_to_pick_up' }
+  | { code: 'internal' };
+
+export interface KioskState {
+  view: KioskView;
+  error: KioskError | null;
+  /** An action (a door opening) is under way. */
+  busy: boolean;
+  /** Wait before the next code of each kind is checked, ms. */
+  waitMs: Record<CodeKind, number>;
+  /** Parcels the signed-in courier may collect. */
+  returns: number;
+}
+
+export interface KioskSettings {
+  lockerId: string;
+  idleMs: number;
+  maxCellsPerParcel: number;
+}
+
+interface Placement {
+  orderId: string;
+  parcel: ParcelIntent;
+  exclude: Set<number>;
+  failedCells: number[];
+  minVolumeExclusive?: number;
+}
+
+export class Kiosk {
+  private view: KioskView = { screen: 'start' };
+  private error: KioskError | null = null;
+  private grantId: string | null = null;
+  private busy = false;
+  private lastActivity = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private started = false;
+  private readonly onChange = (c: DoorChange): void => void this.run(() => this.doorChanged(c), false);
+  private readonly onTick = (): void => void this.run(() => Promise.resolve(this.tick()), false);
+
+  constructor(
+    private readonly store: LockerStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly keypad: Keypad,
+    private readonly ops: CellOperations,
+    private readonly doors: DoorSupervisor,
+    private readonly settings: KioskSettings,
+  ) {}
+
+  start(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      this.lastActivity = this.clock.now();
+      this.doors.on('change', this.onChange);
+      this.doors.on('tick', this.onTick);
+    }
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.doors.off('change', this.onChange);
+    this.doors.off('tick', this.onTick);
+    await this.queue;
+  }
+
+  state(): KioskState {
+    const grant = this.activeGrant();
+    return {
+      view: this.view,
+      error: this.error,
+      busy: this.busy,
+      waitMs: { courier: this.keypad.waitMs('courier'), customer: this.keypad.waitMs('customer') },
+      returns: grant ? returnsFor(this.store, grant).reduce((n, c) => n + c.parcels.length, 0) : 0,
+    };
+  }
+
+  // --- actions (each waits for the ones before it) -------------------------------------------------
+
+  choose(kind: CodeKind): Promise<KioskState> {
+    return this.act(() => {
+      if (this.view.screen === 'start' || this.view.screen === 'code') this.view = { screen: 'code', kind };
+    });
+  }
+
+  submitCode(kind: CodeKind, code: string): Promise<KioskState> {
+    return this.act(async () => {
+      if (this.view.screen !== 'start' && this.view.screen !== 'code') return;
+      this.view = { screen: 'code', kind };
+      const wait = this.keypad.waitMs(kind);
+      if (wait > 0) {
+        this.error = { code: 'wait', waitMs: wait };
+        return;
+      }
+      if (kind === 'courier') this.courierCode(code);
+      else await this.customerCode(code);
+    });
+  }
+
+  /** A barcode from the scanner or typed on the screen; only a signed-in courier's scans count. */
+  scan(barcode: string): Promise<KioskState> {
+    return this.act(async () => {
+      if (this.view.screen !== 'courier') return;
+      const grant = this.requireGrant();
+      if (!grant) return;
+      await this.load(grant, barcode.trim());
+    });
+  }
+
+  collectReturns(): Promise<KioskState> {
+    return this.act(async () => {
+      if (this.view.screen !== 'courier') return;
+      const grant = this.requireGrant();
+      if (!grant) return;
+      const cells = returnsFor(this.store, grant);
+      if (cells.length === 0) {
+        this.error = { code: 'nothing_to_collect' };
+        return;
+      }
+      await this.openForTaking('return', cells, grant.grantId);
+    });
+  }
+
+  /** The open cell is too small: nothing is recorded when it closes, then a bigger one opens. */
+  doesNotFit(): Promise<KioskState> {
+    return this.abortLoad('bigger');
+  }
+
+  /** The courier keeps the parcel: nothing is recorded when the open cell closes. */
+  cancelLoad(): Promise<KioskState> {
+    return this.abortLoad('cancel');
+  }
+
+  /** Back: from a courier's open cells to the courier's menu, from anything else to the start. */
+  back(): Promise<KioskState> {
+    return this.act(() => {
+      if (this.view.screen === 'load_open' || (this.view.screen === 'take_open' && this.view.kind === 'return')) {
+        if (this.view.screen === 'load_open' && this.view.aborted === null) return; // the door decides
+        this.view = { screen: 'courier', notice: null };
+      } else this.reset();
+    });
+  }
+
+  /** Sign out / start again. An open load keeps going: its door still decides. */
+  home(): Promise<KioskState> {
+    return this.act(() => this.reset());
+  }
+
+  // --- internals ------------------------------------------------------------------------------
+
+  private act(fn: () => void | Promise<void>): Promise<KioskState> {
+    return this.run(async () => {
+      this.error = null;
+      this.lastActivity = this.clock.now();
+      await fn();
+    }, true).then(() => this.state());
+  }
+
+  private run(fn: () => Promise<void>, busy: boolean): Promise<void> {
+    const next = this.queue.then(async () => {
+      if (busy) this.busy = true;
+      try {
+        await fn();
+      } catch (err) {
+        this.logger.error({ err }, 'kiosk action failed');
+        this.error = { code: 'internal' };
+      } finally {
+        this.busy = false;
+      }
+    });
+    this.queue = next;
+    return next;
+  }
+
+  private reset(): void {
+    this.view = { screen: 'start' };
+    this.grantId = null;
+  }
+
+  private activeGrant(): CourierGrant | null {
+    if (this.grantId === null) return null;
+    const grant = this.store.grants.get(this.grantId);
+    return grant && grant.validUntil > this.clock.now() ? grant : null;
+  }
+
+  /** The signed-in courier's grant; a revoked or ended one ends the session. */
+  private requireGrant(): CourierGrant | null {
+    const grant = this.activeGrant();
+    if (!grant) {
+      this.reset();
+      this.error = { code: 'session_expired' };
+    }
+    return grant;
+  }
+
+  private courierCode(code: string): void {
+    const hash = codeHash('courier', this.settings.lockerId, code);
+    const grant = this.store.grants.valid(hash, this.clock.now());
+    if (!grant) {
+      const expired = this.store.grants.knows(hash);
+      const waitMs = this.keypad.record('courier', false);
+      this.error = expired ? { code: 'code_expired' } : { code: 'wrong_code', waitMs };
+      return;
+    }
+    this.keypad.record('courier', true);
+    this.grantId = grant.grantId;
+    this.view = { screen: 'courier', notice: null };
+  }
+
+  private async customerCode(code: string): Promise<void> {
+    const order = orderForPickup(this.store, codeHash('customer', this.settings.lockerId, code));
+    if (!order) {
+      this.error = { code: 'wrong_code', waitMs: this.keypad.record('customer', false) };
+      return;
+    }
+    this.keypad.record('customer', true);
+    const cells = pickupFor(this.store, order);
+    if (cells.length === 0) {
+      this.reset();
+      this.error = { code: 'nothing_to_pick_up' };
+      return;
+    }
+    await this.openForTaking('pickup', cells, null);
+  }
+
+  private async openForTaking(kind: 'pickup' | 'return', cells: CellParcels[], grantId: string | null): Promise<void> {
+    const opened: number[] = [];
+    const failed: number[] = [];
+    for (const c of cells) {
+      const cell = this.store.cells.get(c.cellId);
+      const r = cell ? await this.ops.openForTaking(cell, c.parcels, grantId) : { ok: false };
+      (r.ok ? opened : failed).push(c.cellId);
+    }
+    if (failed.length > 0) this.error = { code: 'door_fault', cells: failed };
+    if (opened.length > 0) this.view = { screen: 'take_open', kind, cells: opened, failedCells: failed };
+    else if (kind === 'pickup') this.reset();
+  }
+
+  private async load(grant: CourierGrant, barcode: string): Promise<void> {
+    const today = lockerDay(this.clock.now(), lockerZone(this.store));
+    const check = checkLoad(this.store, barcode, today);
+    if (!check.ok) {
+      this.error = check.refusal;
+      return;
+    }
+    await this.place(grant, { orderId: check.order.intent.orderId, parcel: check.parcel, exclude: new Set(), failedCells: [] });
+  }
+
+  /** Opens a cell for the parcel; a door that fails is skipped for the next fitting cell. */
+  private async place(grant: CourierGrant, p: Placement): Promise<void> {
+    const depth = this.store.settings()?.depth;
+    for (let i = 0; i < this.settings.maxCellsPerParcel && depth !== undefined; i++) {
+      const choice = chooseCell(this.situations(), { ...p, depth });
+      if (!choice) break;
+      const cell = this.store.cells.get(choice.cellId)!;
+      const r = await this.ops.openForLoad(cell, { orderId: p.orderId, barcode: p.parcel.barcode, grantId: grant.grantId });
+      if (r.ok) {
+        this.view = { screen: 'load_open', cellId: cell.id, orderId: p.orderId, barcode: p.parcel.barcode, failedCells: p.failedCells, aborted: null };
+        return;
+      }
+      p.exclude.add(cell.id);
+      p.failedCells.push(cell.id);
+    }
+    this.view = { screen: 'courier', notice: null };
+    this.error = p.failedCells.length > 0 ? { code: 'door_fault', cells: p.failedCells } : { code: 'no_free_cell' };
+  }
+
+  private situations(): CellSituation[] {
+    const holds = new Map<number, Set<string>>();
+    for (const f of this.store.parcels.inCells()) holds.set(f.cellId, new Set([...(holds.get(f.cellId) ?? []), f.orderId]));
+    const reservations = this.store.orders.reservations();
+    const busy = this.store.journal.busyCells();
+    const offline = new Set(this.store.boards.offline().map((b) => `${b.bus}/${b.board}`));
+    return this.store.cells.all().map((cell) => ({
+      cell,
+      holds: holds.get(cell.id) ?? new Set(),
+      reservedFor: reservations.get(cell.id),
+      busy: busy.has(cell.id),
+      online: !offline.has(`${cell.bus}/${cell.board}`),
+    }));
+  }
+
+  private abortLoad(how: 'bigger' | 'cancel'): Promise<KioskState> {
+    return this.act(() => {
+      if (this.view.screen !== 'load_open' || this.view.aborted !== null) return;
+      this.ops.abortLoad(this.view.cellId);
+      this.view = { ...this.view, aborted: how };
+    });
+  }
+
+  private async doorChanged(c: DoorChange): Promise<void> {
+    if (!c.closed) return;
+    const v = this.view;
+    if (v.screen === 'load_open' && v.cellId === c.cellId) {
+      this.lastActivity = this.clock.now();
+      const fact = this.store.parcels.get(v.orderId, v.barcode);
+      if (fact?.state === 'in_cell' && fact.cellId === c.cellId) {
+        this.view = { screen: 'courier', notice: { kind: 'loaded', cellId: c.cellId, barcode: v.barcode } };
+        return;
+      }
+      this.view = { screen: 'courier', notice: null };
+      const grant = this.activeGrant();
+      const match = this.store.orders.get(v.orderId)?.intent.parcels.find((p) => p.barcode === v.barcode);
+      const cell = this.store.cells.get(c.cellId);
+      if (v.aborted === 'bigger' && grant && match && cell) {
+        const depth = this.store.settings()?.depth ?? 0;
+        this.busy = true;
+        await this.place(grant, {
+          orderId: v.orderId,
+          parcel: match,
+          exclude: new Set([c.cellId]),
+          failedCells: [],
+          minVolumeExclusive: cellVolume({ width: cell.width, height: cell.height, depth }),
+        });
+      }
+      return;
+    }
+    if (v.screen === 'take_open' && v.cells.includes(c.cellId)) {
+      this.lastActivity = this.clock.now();
+      if (!v.cells.every((id) => this.store.cells.get(id)?.door !== 'open')) return;
+      if (v.kind === 'pickup') this.reset();
+      else this.view = { screen: 'courier', notice: { kind: 'returned', count: v.cells.length } };
+    }
+  }
+
+  private tick(): void {
+    if (this.view.screen === 'start') return;
+    if (this.grantId !== null && !this.activeGrant() && this.view.screen !== 'load_open') {
+      this.reset();
+      this.error = { code: 'session_expired' };
+      return;
+    }
+    const waiting = this.view.screen === 'load_open' || this.view.screen === 'take_open';
+    if (!waiting && this.clock.now() - this.lastActivity >= this.settings.idleMs) {
+      this.reset();
+      this.error = null;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Opening cells for loads and for taking parcels out, with the journal around each pulse.
+ *
+ * When facts commit:
+ * - a load commits when its door is seen closed again (the parcel is in only then; the courier
+ *   may still change their mind while the door is open);
+ * - a pick-up or a return commits as soon as the door is confirmed open: from then on the parcel
+ *   is within the person's reach, and a crash before the close must not leave a parcel recorded
+ *   in a cell it may have left.
+ * A door that does not open (after the driver's bounded retries) flags the cell faulty
+ * (`cell.flags`, reason door_jammed). A board that does not answer flags nothing: its
+ * `board.state` event says what is wrong, and the cell is only skipped.
+ */
+import type { Logger } from 'pino';
+import type { CellFlag } from '../../../shared/src/enums.js';
+import type { EventBody } from '../../../shared/src/protocol.js';
+import type { Clock } from '../clock.js';
+import type { LockHardware, OpenResult } from '../hw/index.js';
+import type { Cell, LockerStore, ParcelRef } from '../store/index.js';
+import type { DoorSupervisor } from './doors.js';
+
+export type OpenOutcome = { ok: true } | { ok: false; reason: 'jammed' | 'no_reply' };
+
+type CellFlagReason = Extract<EventBody, { type: 'cell.flags' }>['reason'];
+
+export class CellOperations {
+  constructor(
+    private readonly store: LockerStore,
+    private readonly hw: LockHardware,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly doors: Pick<DoorSupervisor, 'noteConfirmedOpen'>,
+  ) {}
+
+  async openForLoad(cell: Cell, ref: ParcelRef & { grantId: string }): Promise<OpenOutcome> {
+    const { store } = this;
+    const id = store.tx(() => store.journal.begin({ kind: 'load', cellId: cell.id, detail: ref }, this.clock.now()));
+    const r = await this.pulse(cell);
+    if (r.ok) {
+      this.doors.noteConfirmedOpen(cell.id);
+      store.tx(() => {
+        store.journal.setStage(id, 'open');
+        store.cells.markDoorExpected(cell.id, this.clock.now());
+      });
+      return { ok: true };
+    }
+    store.tx(() => {
+      store.journal.finish(id);
+      if (r.reason === 'jammed') this.raiseFlag(cell.id, 'faulty', 'door_jammed');
+    });
+    return { ok: false, reason: r.reason };
+  }
+
+  /** Opens a cell to hand its parcels out: to the customer (grantId null) or to a courier as returns. */
+  async openForTaking(cell: Cell, parcels: ParcelRef[], grantId: string | null): Promise<OpenOutcome> {
+    const { store } = this;
+    const id = store.tx(() =>
+      store.journal.begin(
+        grantId === null ? { kind: 'pickup', cellId: cell.id, detail: { parcels } } : { kind: 'return', cellId: cell.id, detail: { parcels, grantId } },
+        this.clock.now(),
+      ),
+    );
+    const r = await this.pulse(cell);
+    if (r.ok) {
+      this.doors.noteConfirmedOpen(cell.id);
+      store.tx(() => {
+        this.recordTaken(cell.id, parcels, grantId);
+        store.journal.finish(id);
+        store.cells.markDoorExpected(cell.id, this.clock.now());
+      });
+      return { ok: true };
+    }
+    store.tx(() => {
+      store.journal.finish(id);
+      if (r.reason === 'jammed') this.raiseFlag(cell.id, 'faulty', 'door_jammed');
+    });
+    return { ok: false, reason: r.reason };
+  }
+
+  /** Inside a transaction: the parcels left their cell (the door is open). */
+  recordTaken(cellId: number, parcels: ParcelRef[], grantId: string | null): void {
+    const now = this.clock.now();
+    for (const p of parcels) {
+      if (this.store.parcels.get(p.orderId, p.barcode)?.state !== 'in_cell') continue;
+      this.store.parcels.recordTaken(p.orderId, p.barcode, grantId === null ? 'received' : 'returned', now, grantId);
+      this.store.outbox.emit(
+        grantId === null
+          ? { type: 'parcel.received', orderId: p.orderId, barcode: p.barcode, cellId }
+          : { type: 'parcel.returned', orderId: p.orderId, barcode: p.barcode, cellId, grantId },
+      );
+    }
+  }
+
+  /** The courier will not leave the parcel in this open cell: nothing is recorded when it closes. */
+  abortLoad(cellId: number): void {
+    this.store.tx(() => {
+      for (const e of this.store.journal.forCell(cellId)) if (e.kind === 'load' && e.stage === 'open') this.store.journal.setStage(e.id, 'aborted');
+    });
+  }
+
+  /** Inside the door supervisor's transaction: the cell's door is closed again. */
+  onDoorClosed(cellId: number): void {
+    const { store } = this;
+    for (const e of store.journal.forCell(cellId)) {
+      if (e.kind !== 'load' || e.stage === 'opening') continue;
+      if (e.stage === 'open' && !store.parcels.get(e.detail.orderId, e.detail.barcode)) {
+        store.parcels.recordLoaded(e.detail.orderId, e.detail.barcode, cellId, this.clock.now(), e.detail.grantId);
+        store.outbox.emit({ type: 'parcel.loaded', orderId: e.detail.orderId, barcode: e.detail.barcode, cellId, grantId: e.detail.grantId });
+      }
+      store.journal.finish(e.id);
+    }
+  }
+
+  /** Inside a transaction: a flag the locker found itself, reported once. */
+  raiseFlag(cellId: number, flag: CellFlag, reason: CellFlagReason): void {
+    const flags = this.store.cells.raiseLocalFlag(cellId, flag);
+    if (flags) this.store.outbox.emit({ type: 'cell.flags', cellId, flags, reason });
+  }
+
+  private async pulse(cell: Cell): Promise<OpenResult> {
+    try {
+      const r = await this.hw.open({ bus: cell.bus, board: cell.board, lock: cell.lock });
+      if (!r.ok) this.logger.warn({ cellId: cell.id, reason: r.reason, attempts: r.attempts }, 'door did not open');
+      return r;
+    } catch (err) {
+      this.logger.warn({ err, cellId: cell.id }, 'open failed');
+      return { ok: false, reason: 'no_reply', attempts: 0 };
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The locker's screen: a static page (public/) for the kiosk browser and the JSON API behind it.
+ * Every answer is the whole screen state, so the page only renders what it is given.
+ */
+import fastifyStatic from '@fastify/static';
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { AgentConfig, Language } from '../config.js';
+import type { Kiosk, KioskState } from '../locker/kiosk.js';
+
+export type ScreenState = KioskState & { lang: Language; languages: Language[] };
+
+const kindSchema = z.enum(['courier', 'customer']);
+
+export class ScreenServer {
+  private app: { close(): Promise<unknown> } | undefined;
+  private lang: Language;
+  private url: string | undefined;
+
+  constructor(
+    private readonly kiosk: Kiosk,
+    private readonly settings: AgentConfig['screen'],
+    private readonly logger: Logger,
+  ) {
+    this.lang = settings.defaultLanguage;
+  }
+
+  /** Listens; returns the page's URL. */
+  async start(): Promise<string> {
+    if (this.url) return this.url;
+    const app = Fastify({ loggerInstance: this.logger.child({ part: 'screen' }), disableRequestLogging: true });
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
+      const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) this.logger.error({ err }, 'screen API error');
+      return reply.status(status).send({ error: status === 500 ? 'internal' : 'bad_request', message: status === 500 ? 'internal error' : err.message });
+    });
+    await app.register(fastifyStatic, { root: fileURLToPath(new URL('./public', import.meta.url)), index: 'index.html' });
+    const api = app.withTypeProvider<ZodTypeProvider>();
+    api.get('/api/state', () => this.withLang(this.kiosk.state()));
+    api.post('/api/lang', { schema: { body: z.object({ lang: z.enum(this.settings.languages as [Language, ...Language[]]) }) } }, (req) => {
+      this.lang = req.body.lang;
+      return this.withLang(this.kiosk.state());
+    });
+    api.post('/api/choose', { schema: { body: z.object({ kind: kindSchema }) } }, async (req) => this.withLang(await this.kiosk.choose(req.body.kind)));
+    api.post('/api/code', { schema: { body: z.object({ kind: kindSchema, code: z.string().regex(/^\d{1,16}$/) }) } }, async (req) =>
+      this.withLang(await this.kiosk.submitCode(req.body.kind, req.body.code)),
+    );
+    api.post('/api/scan', { schema: { body: z.object({ barcode: z.string().trim().min(1).max(128) }) } }, async (req) =>
+      this.withLang(await this.kiosk.scan(req.body.barcode)),
+    );
+    api.post('/api/returns', async () => this.withLang(await this.kiosk.collectReturns()));
+    api.post('/api/does-not-fit', async () => this.withLang(await this.kiosk.doesNotFit()));
+    api.post('/api/cancel-load', async () => this.withLang(await this.kiosk.cancelLoad()));
+    api.post('/api/back', async () => this.withLang(await this.kiosk.back()));
+    api.post('/api/home', async () => {
+      const state = await this.kiosk.home();
+      this.lang = this.settings.defaultLanguage;
+      return this.withLang(state);
+    });
+    const address = await app.listen({ host: this.settings.host, port: this.settings.port });
+    this.app = app;
+    this.url = address.replace('[::1]', 'localhost');
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    this.url = undefined;
+    await app?.close();
+  }
+
+  private withLang(s: KioskState): ScreenState {
+    return { ...s, lang: this.lang, languages: this.settings.languages };
+  }
+}
