@@ -81,26 +81,29 @@ interface Orientation {
   second: number;
 }
 
-function bestOrientation(box: Box, across: readonly [number, number]): Orientation | null {
-  const [p, q] = across;
-  const sides = [box.length, box.width, box.height];
-  let best: Orientation | null = null;
-  for (let k = 0; k < 3; k++) {
-    const along = sides[k]!;
-    const u = sides[(k + 1) % 3]!;
-    const v = sides[(k + 2) % 3]!;
-    const candidate = u <= p && v <= q ? { along, first: u, second: v } : v <= p && u <= q ? { along, first: v, second: u } : null;
-    if (candidate && (!best || candidate.along < best.along)) best = candidate;
-  }
-  return best;
+/** `along` if the other two extents fit the cross-section p x q either way round, else Infinity. */
+function alongIfCrossFits(along: number, u: number, v: number, p: number, q: number): number {
+  return (u <= p && v <= q) || (v <= p && u <= q) ? along : Infinity;
 }
 
 /**
- * The least room along a stack that `box` takes when its cross-section must fit `across`
- * (either way round); Infinity when no rotation fits.
+ * The least room along a stack that `box` takes when its cross-section must fit p x q (either
+ * way round); Infinity when no rotation fits. Allocates nothing: the search calls it often.
+ * For one box, `minStackExtent(box, w, h) <= d` is the same test as boxFitsCell().
  */
-export function minStackExtent(box: Box, across: readonly [number, number]): number {
-  return bestOrientation(box, across)?.along ?? Infinity;
+export function minStackExtent(box: Box, p: number, q: number): number {
+  const { length: l, width: w, height: h } = box;
+  return Math.min(alongIfCrossFits(l, w, h, p, q), alongIfCrossFits(w, h, l, p, q), alongIfCrossFits(h, l, w, p, q));
+}
+
+function bestOrientation(box: Box, [p, q]: readonly [number, number]): Orientation | null {
+  const along = minStackExtent(box, p, q);
+  if (along === Infinity) return null;
+  // The two extents left once `along` is taken out (if two extents are equal, either one).
+  const sides = [box.length, box.width, box.height];
+  sides.splice(sides.indexOf(along), 1);
+  const [u, v] = sides as [number, number];
+  return u <= p && v <= q ? { along, first: u, second: v } : { along, first: v, second: u };
 }
 
 /**

@@ -17,12 +17,12 @@
  * Orders with at most `exactSearchMaxParcels` parcels that fit a free cell get the exact optimum
  * (exact-search.ts); larger ones a greedy fill with a weaker guarantee (fill-greedily.ts).
  */
-import { boxFitsCell, cellVolume, type Box, type CellSpace } from '../../../shared/src/geometry.js';
+import { cellVolume, minStackExtent, type Box, type CellSpace } from '../../../shared/src/geometry.js';
 import { searchExact } from './exact-search.js';
 import { fillGreedily } from './fill-greedily.js';
 import type { Group } from './group.js';
 import { allocationOptionsSchema, DEFAULT_ALLOCATION_OPTIONS, type AllocationOptions } from './options.js';
-import { fitTable, stackFit } from './stack-fit.js';
+import { fitTables, stackFit } from './stack-fit.js';
 
 export interface ParcelToPlace {
   barcode: string;
@@ -63,8 +63,11 @@ export interface SizedParcel {
   alone: boolean;
 }
 
+function stated(value: number | undefined): value is number {
+  return value !== undefined && value > 0;
+}
+
 export function sizeParcel(dimension: ParcelToPlace['dimension'], options: AllocationOptions): SizedParcel {
-  const stated = (value: number | undefined): value is number => value !== undefined && value > 0;
   const d = dimension ?? {};
   const fallback = options.defaultDimension;
   const complete = stated(d.length) && stated(d.width) && stated(d.height);
@@ -85,39 +88,73 @@ interface SizeClass {
   cellIds: number[];
 }
 
+/** Values by cell opening; a nested map, so no key strings are built per cell. */
+class ByOpening<T> {
+  private readonly rows = new Map<number, Map<number, T>>();
+
+  get(width: number, height: number): T | undefined {
+    return this.rows.get(width)?.get(height);
+  }
+
+  set(width: number, height: number, value: T): void {
+    let row = this.rows.get(width);
+    if (!row) this.rows.set(width, (row = new Map<number, T>()));
+    row.set(height, value);
+  }
+
+  values(): T[] {
+    return [...this.rows.values()].flatMap((row) => [...row.values()]);
+  }
+}
+
 /** Free cells grouped by opening, smallest volume first (then smallest id, so input order is irrelevant). */
 function sizeClasses(cells: readonly CellOpening[], depth: number): SizeClass[] {
-  const byOpening = new Map<string, SizeClass>();
+  const byOpening = new ByOpening<SizeClass>();
   const seen = new Set<number>();
-  for (const cell of cells) {
-    if (seen.has(cell.id)) continue;
-    seen.add(cell.id);
-    const key = `${cell.width}x${cell.height}`;
-    let sizeClass = byOpening.get(key);
+  for (const { id, width, height } of cells) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    let sizeClass = byOpening.get(width, height);
     if (!sizeClass) {
-      const space = { width: cell.width, height: cell.height, depth };
+      const space = { width, height, depth };
       sizeClass = { space, volume: cellVolume(space), cellIds: [] };
-      byOpening.set(key, sizeClass);
+      byOpening.set(width, height, sizeClass);
     }
-    sizeClass.cellIds.push(cell.id);
+    sizeClass.cellIds.push(id);
   }
-  const classes = [...byOpening.values()];
+  const classes = byOpening.values();
   for (const c of classes) c.cellIds.sort((a, b) => a - b);
   return classes.sort((a, b) => a.volume - b.volume || a.cellIds[0]! - b.cellIds[0]!);
+}
+
+/** boxFitsCell() without its allocations: one box fits some rotation iff it fits stacked along the depth. */
+function fitsAlone(box: Box, space: CellSpace): boolean {
+  return minStackExtent(box, space.width, space.height) <= space.depth;
+}
+
+/** The distinct cell spaces among the given cells: a locker has a handful of sizes, not one per cell. */
+function distinctSpaces(cellLists: readonly (readonly CellOpening[])[], depth: number): CellSpace[] {
+  const spaces = new ByOpening<CellSpace>();
+  for (const cells of cellLists) {
+    for (const { width, height } of cells) {
+      if (!spaces.get(width, height)) spaces.set(width, height, { width, height, depth });
+    }
+  }
+  return spaces.values();
 }
 
 export function allocate(request: AllocationRequest): Allocation {
   const options = request.options ? allocationOptionsSchema.parse(request.options) : DEFAULT_ALLOCATION_OPTIONS;
   const { parcels, depth } = request;
   const sized = parcels.map((p) => sizeParcel(p.dimension, options));
-  const lockerSpaces = [...request.lockerCells, ...request.freeCells].map((c) => ({ width: c.width, height: c.height, depth }));
+  const lockerSpaces = distinctSpaces([request.lockerCells, request.freeCells], depth);
   const classes = sizeClasses(request.freeCells, depth);
 
-  const permanent = sized.map((p) => !lockerSpaces.some((space) => boxFitsCell(p.box, space)));
+  const permanent = sized.map((p) => !lockerSpaces.some((space) => fitsAlone(p.box, space)));
   // Search order: largest parcel first (fewer options early), then request order.
   const items = sized
     .map((p, index) => ({ ...p, index, volume: p.box.length * p.box.width * p.box.height }))
-    .filter((p) => !permanent[p.index] && classes.some((c) => boxFitsCell(p.box, c.space)))
+    .filter((p) => !permanent[p.index] && classes.some((c) => fitsAlone(p.box, c.space)))
     .sort((a, b) => b.volume - a.volume || a.index - b.index);
 
   const boxes = items.map((p) => p.box);
@@ -126,7 +163,7 @@ export function allocate(request: AllocationRequest): Allocation {
   const stock = classes.map((c) => ({ volume: c.volume, count: c.cellIds.length }));
   const groups =
     items.length <= options.exactSearchMaxParcels
-      ? searchExact(items.length, fits.map((f) => fitTable(f, items.length)), stock)
+      ? searchExact(items.length, fitTables(fits, items.length), stock)
       : fillGreedily(items.length, fits, stock);
 
   return describe(groups, items.map((p) => p.index), classes, parcels, permanent);
@@ -150,7 +187,9 @@ function describe(
       return { cellId, barcodes: indexes.map((i) => parcels[i]!.barcode) };
     })
     .sort((a, b) => a.cellId - b.cellId);
-  const rejected = (wanted: boolean): string[] =>
-    parcels.filter((_, i) => !placed.has(i) && permanent[i] === wanted).map((p) => p.barcode);
-  return { cells, temporarilyRejected: rejected(false), permanentlyRejected: rejected(true) };
+  const allocation: Allocation = { cells, temporarilyRejected: [], permanentlyRejected: [] };
+  parcels.forEach((p, i) => {
+    if (!placed.has(i)) (permanent[i] ? allocation.permanentlyRejected : allocation.temporarilyRejected).push(p.barcode);
+  });
+  return allocation;
 }

@@ -11,8 +11,11 @@ import type { ClassStock, Group } from './group.js';
  * - Only maximal groups need trying: if another parcel of R could join the group in that cell, an
  *   optimum exists where it does (moving it there places no fewer parcels and frees no less room,
  *   because a subset of a fitting stack fits). So each option takes all it can.
- * - Bound: once some option places all of R, classes at least as large as its volume cannot beat
- *   it (classes are sorted by volume), and rejecting is never tried.
+ * - Bounds: once some option places all of R, rejecting is never tried, classes at least as large
+ *   as its volume are not either (classes are sorted by volume), nor groups that leave parcels
+ *   behind when their cell plus the smallest cell left already reach that volume.
+ * Cost: up to ~3^n group choices in the worst case (tiny parcels in cells that hold many);
+ * measured at a few ms for n = 12 and tens of ms for n = 16 on such inputs.
  * Among equal outcomes the first found wins: classes by volume, groups in mask order, reject last.
  */
 
@@ -40,53 +43,83 @@ function better(placed: number, volume: number, than: Outcome | null): boolean {
 /** Every fitting group inside `within` that holds `seed` and that no other parcel of `within` can join. */
 export function maximalGroups(within: number, seed: number, fits: Uint8Array): number[] {
   const groups: number[] = [];
-  const others = within & ~seed;
-  const grow = (group: number, candidates: number): void => {
-    let maximal = true;
-    for (let rest = others & ~group; rest !== 0; rest &= rest - 1) {
-      if (fits[group | (rest & -rest)]) {
-        maximal = false;
-        break;
-      }
-    }
-    if (maximal) {
-      groups.push(group);
-      return;
-    }
-    // Extend by higher bits only, so each fitting group is reached once.
-    for (let c = candidates; c !== 0; c &= c - 1) {
-      const bit = c & -c;
-      if (fits[group | bit]) grow(group | bit, c & (c - 1));
-    }
-  };
-  grow(seed, others);
+  collectMaximal(seed, within & ~seed, within & ~seed, fits, groups);
   return groups;
+}
+
+function collectMaximal(group: number, candidates: number, others: number, fits: Uint8Array, out: number[]): void {
+  let maximal = true;
+  for (let rest = others & ~group; rest !== 0; rest &= rest - 1) {
+    if (fits[group | (rest & -rest)]) {
+      maximal = false;
+      break;
+    }
+  }
+  if (maximal) {
+    out.push(group);
+    return;
+  }
+  // Extend by higher bits only, so each fitting group is reached once.
+  for (let c = candidates; c !== 0; c &= c - 1) {
+    const bit = c & -c;
+    if (fits[group | bit]) collectMaximal(group | bit, c & (c - 1), others, fits, out);
+  }
 }
 
 /**
  * The best allocation of parcels 0..n-1: most parcels placed, then least total cell volume.
- * `fits[c]` is the fit table of class c (see fitTable()); `classes` are sorted by volume.
+ * `fits[c]` is the fit table of class c (see fitTables()); `classes` are sorted by volume.
  */
 export function searchExact(n: number, fits: readonly Uint8Array[], classes: readonly ClassStock[]): Group[] {
-  const left = classes.map((c) => c.count);
-  const radix = n + 1;
-  const numericKeys = Math.pow(radix, classes.length) * 2 ** n <= Number.MAX_SAFE_INTEGER;
-  const memo = new Map<number | string, Outcome>();
+  const search = new ExactSearch(n, fits, classes);
+  const groups: Group[] = [];
+  for (let step: Outcome | null = search.solve(2 ** n - 1); step; step = step.rest) {
+    if (step.group === 0) continue;
+    const members: number[] = [];
+    for (let i = 0; i < n; i++) if (step.group & (1 << i)) members.push(i);
+    groups.push({ members, classIndex: step.classIndex });
+  }
+  return groups;
+}
 
-  const stateKey = (remaining: number, size: number): number | string => {
-    if (!numericKeys) return `${remaining}:${left.map((l) => Math.min(l, size)).join(',')}`;
+class ExactSearch {
+  /** Free cells left per class in the state being solved. */
+  private readonly left: number[];
+  private readonly radix: number;
+  private readonly numericKeys: boolean;
+  private readonly memo = new Map<number | string, Outcome>();
+
+  constructor(
+    private readonly n: number,
+    private readonly fits: readonly Uint8Array[],
+    private readonly classes: readonly ClassStock[],
+  ) {
+    this.left = classes.map((c) => c.count);
+    this.radix = n + 1;
+    this.numericKeys = Math.pow(this.radix, classes.length) * 2 ** n <= Number.MAX_SAFE_INTEGER;
+  }
+
+  /** Counts capped at |R| join the parcels' mask into one memo key. */
+  private stateKey(remaining: number, size: number): number | string {
+    if (!this.numericKeys) return `${remaining}:${this.left.map((l) => Math.min(l, size)).join(',')}`;
     let key = 0;
-    for (const l of left) key = key * radix + Math.min(l, size);
-    return key * 2 ** n + remaining;
-  };
+    for (const l of this.left) key = key * this.radix + Math.min(l, size);
+    return key * 2 ** this.n + remaining;
+  }
 
-  const solve = (remaining: number): Outcome => {
+  private smallestVolumeLeft(): number {
+    for (let c = 0; c < this.classes.length; c++) if (this.left[c]! > 0) return this.classes[c]!.volume;
+    return Infinity;
+  }
+
+  solve(remaining: number): Outcome {
     if (remaining === 0) return NOTHING_LEFT;
     const size = popcount(remaining);
-    const key = stateKey(remaining, size);
-    const known = memo.get(key);
+    const key = this.stateKey(remaining, size);
+    const known = this.memo.get(key);
     if (known) return known;
 
+    const { classes, fits, left } = this;
     const lowest = remaining & -remaining;
     let best: Outcome | null = null;
     for (let c = 0; c < classes.length; c++) {
@@ -94,8 +127,11 @@ export function searchExact(n: number, fits: readonly Uint8Array[], classes: rea
       if (best && best.placed === size && volume >= best.volume) break;
       if (left[c] === 0 || !fits[c]![lowest]) continue;
       left[c]!--;
+      const smallestLeft = this.smallestVolumeLeft();
       for (const group of maximalGroups(remaining, lowest, fits[c]!)) {
-        const rest = solve(remaining & ~group);
+        // Bound: with all of R placed already, a group leaving parcels behind needs one more cell.
+        if (best && best.placed === size && group !== remaining && volume + smallestLeft >= best.volume) continue;
+        const rest = this.solve(remaining & ~group);
         const placed = popcount(group) + rest.placed;
         if (better(placed, volume + rest.volume, best)) {
           best = { placed, volume: volume + rest.volume, group, classIndex: c, rest };
@@ -104,21 +140,12 @@ export function searchExact(n: number, fits: readonly Uint8Array[], classes: rea
       left[c]!++;
     }
     if (!best || best.placed < size) {
-      const rest = solve(remaining & ~lowest);
+      const rest = this.solve(remaining & ~lowest);
       if (better(rest.placed, rest.volume, best)) {
         best = { placed: rest.placed, volume: rest.volume, group: 0, classIndex: -1, rest };
       }
     }
-    memo.set(key, best!);
+    this.memo.set(key, best!);
     return best!;
-  };
-
-  const groups: Group[] = [];
-  for (let step: Outcome | null = solve(2 ** n - 1); step; step = step.rest) {
-    if (step.group === 0) continue;
-    const members: number[] = [];
-    for (let i = 0; i < n; i++) if (step.group & (1 << i)) members.push(i);
-    groups.push({ members, classIndex: step.classIndex });
   }
-  return groups;
 }
