@@ -1,0 +1,111 @@
+/**
+ * The shape of a benchmark file and how one is measured. Every `bench/*.bench.ts` exports
+ * `suite: BenchSuite`; `bench/run.ts` measures each comparison with tinybench and prints one table.
+ * Results are ratios against a baseline measured in the same run, never pass/fail thresholds.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Bench } from 'tinybench';
+
+export interface BenchTask {
+  name: string;
+  fn: () => unknown;
+}
+
+/** Tasks doing the same work; each is reported as a ratio to the baseline's mean time. */
+export interface Comparison {
+  name: string;
+  baseline: BenchTask;
+  contenders: BenchTask[];
+}
+
+export interface BenchSuite {
+  title: string;
+  comparisons: () => Comparison[];
+  /** Lines printed under the table (e.g. quality of the results, which timing cannot show). */
+  notes?: () => string[];
+}
+
+export interface Row {
+  suite: string;
+  comparison: string;
+  task: string;
+  meanMicros: number;
+  rmePercent: number;
+  heapKiBPerCall: number;
+  ratio: number;
+}
+
+export interface MeasureOptions {
+  /** Time budget per task in milliseconds. */
+  timeMs: number;
+}
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+function heapGrowth(fn: () => unknown, calls: number): number {
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < calls; i++) fn();
+  return (process.memoryUsage().heapUsed - before) / calls;
+}
+
+/**
+ * Roughly what one call allocates: the median heap growth over batches of calls, each batch after
+ * a full collection. V8 hands out new-space memory in chunks of some KiB, so batches are sized to
+ * allocate about 512 KiB: large enough to average the chunks out, small enough not to trigger a
+ * collection (which would hide the growth; the median drops such batches).
+ */
+export function heapPerCall(fn: () => unknown, batches = 11): number {
+  const estimate = Math.max(1024, heapGrowth(fn, 1));
+  const calls = Math.min(256, Math.max(1, Math.floor((512 * 1024) / estimate)));
+  const growth = Array.from({ length: batches }, () => heapGrowth(fn, calls)).sort((a, b) => a - b);
+  return Math.max(0, growth[batches >> 1]!);
+}
+
+export async function measure(suite: BenchSuite, options: MeasureOptions): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const comparison of suite.comparisons()) {
+    const tasks = [comparison.baseline, ...comparison.contenders];
+    const bench = new Bench({ time: options.timeMs, warmupTime: options.timeMs / 4, throws: true });
+    for (const task of tasks) bench.add(task.name, task.fn);
+    await bench.run();
+    const means = bench.tasks.map((t) => {
+      const result = t.result;
+      if (result.state !== 'completed') throw new Error(`${comparison.name} / ${t.name}: ${result.state}`);
+      return { mean: result.latency.mean, rme: result.latency.rme };
+    });
+    tasks.forEach((task, i) => {
+      rows.push({
+        suite: suite.title,
+        comparison: comparison.name,
+        task: task.name,
+        meanMicros: means[i]!.mean * 1000,
+        rmePercent: means[i]!.rme,
+        heapKiBPerCall: heapPerCall(task.fn) / 1024,
+        ratio: means[i]!.mean / means[0]!.mean,
+      });
+    });
+  }
+  return rows;
+}
+
+export function formatTable(rows: readonly Row[]): string {
+  const header = ['suite', 'case', 'task', 'mean µs', '±%', 'heap KiB/call', 'x baseline'];
+  const body = rows.map((r) => [
+    r.suite,
+    r.comparison,
+    r.task,
+    r.meanMicros.toFixed(r.meanMicros < 10 ? 2 : 1),
+    r.rmePercent.toFixed(1),
+    r.heapKiBPerCall.toFixed(1),
+    r.ratio.toFixed(2),
+  ]);
+  const all = [header, ...body];
+  const widths = header.map((_, col) => Math.max(...all.map((line) => line[col]!.length)));
+  const numeric = (col: number) => col >= 3;
+  const line = (cells: string[]) =>
+    cells.map((cell, col) => (numeric(col) ? cell.padStart(widths[col]!) : cell.padEnd(widths[col]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
