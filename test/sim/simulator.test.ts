@@ -1,7 +1,7 @@
 /** The simulator on its own: raw bytes over TCP, its control API and CLI, door timing. */
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
+import { startSimulator, type SimulatorHandle, type SimulatorState } from '../../sim/src/index.js';
 import { runCli } from '../../sim/src/cli.js';
 import { FrameDecoder } from '../../agent/src/hw/protocol/frame-decoder.js';
 import { parseCu48Frame } from '../../agent/src/hw/protocol/kerong-cu48/codec.js';
@@ -111,15 +111,15 @@ describe('simulator control API and CLI', () => {
     expect((await post('/faults', { kind: 'no-reply', board: 0, count: 2 })).status).toBe(200);
     expect((await post('/scan', { barcode: 'PKG-1' })).status).toBe(200);
 
-    const state = await (await fetch(`${api}/state`)).json();
-    const board = state.buses[0].boards[0];
+    const state = (await (await fetch(`${api}/state`)).json()) as SimulatorState;
+    const board = state.buses[0]!.boards[0]!;
     expect(board.locks[2]).toMatchObject({ open: true, item: true, leftOpen: true });
     expect(board.noReply).toBe(2);
-    expect(state.scanner.scans).toBe(1);
+    expect(state.scanner?.scans).toBe(1);
 
     const bad = await post('/faults', { kind: 'jammed', board: 0 });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatch(/lock/);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/lock/);
     expect((await post('/doors/open', { board: 9, lock: 1 })).status).toBe(400);
     expect((await fetch(`${api}/nothing`)).status).toBe(404);
 
