@@ -117,12 +117,14 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
     const { store } = this;
     if (closed) {
       if (cell.door === 'closed') return null;
+      const wasUnknown = cell.door === 'unknown';
       store.cells.setDoor(cell.id, 'closed', now);
       if (cell.doorAlarm !== 0) store.outbox.emit({ type: 'door.alarm', cellId: cell.id, kind: 'closed' });
       this.onClosed(cell.id);
       this.confirmedOpenAt.delete(cell.id);
       store.cells.dropIfRetiredAndEmpty(cell.id);
-      return { cellId: cell.id, closed: true };
+      // A first reading of a closed door is no change anyone waits for.
+      return wasUnknown ? null : { cellId: cell.id, closed: true };
     }
     if (cell.door !== 'open') {
       const expected = store.journal.forCell(cell.id).length > 0;

@@ -339,7 +339,8 @@ export class Kiosk {
   }
 
   private async doorChanged(c: DoorChange): Promise<void> {
-    if (!c.closed) return;
+    // Changes queue behind actions: judge by the door as it is now, not as it was when seen.
+    if (!c.closed || this.store.cells.get(c.cellId)?.door === 'open') return;
     const v = this.view;
     if (v.screen === 'load_open' && v.cellId === c.cellId) {
       this.lastActivity = this.clock.now();

@@ -1,0 +1,125 @@
+/**
+ * An agent running against the hardware simulator: real bytes over TCP (or a pseudo-terminal),
+ * a real SQLite file, the screen's real HTTP API. Time for the agent is a ManualClock.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyCommand } from '../../agent/src/commands/index.js';
+import { startAgent, type RunningAgent } from '../../agent/src/agent.js';
+import { parseAgentConfig, type AgentConfig } from '../../agent/src/config.js';
+import type { ScreenState } from '../../agent/src/screen/server.js';
+import type { CommandBody } from '../../shared/src/protocol.js';
+import { startSimulator, type SimCell, type SimulatorHandle } from '../../sim/src/index.js';
+import { LOCKER_ID, ManualClock, NOON, commands } from './fixtures.js';
+
+export interface HarnessOptions {
+  via?: 'tcp' | 'pty';
+  boards?: number;
+  scanner?: boolean;
+  clock?: ManualClock;
+  config?: Record<string, unknown>;
+}
+
+export interface Harness {
+  sim: SimulatorHandle;
+  agent: RunningAgent;
+  clock: ManualClock;
+  config: AgentConfig;
+  dir: string;
+  /** Applies command bodies as the next cseqs, as the locker link would. */
+  send(...bodies: CommandBody[]): void;
+  get(path: string): Promise<ScreenState>;
+  post(path: string, body?: unknown): Promise<ScreenState>;
+  postRaw(path: string, body?: unknown): Promise<Response>;
+  /** Polls the screen state until `pred` holds. */
+  until(pred: (s: ScreenState) => boolean, what: string): Promise<ScreenState>;
+  stop(): Promise<void>;
+}
+
+/** Waits for a condition the agent reaches asynchronously (door polls, scans). */
+export async function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined && v !== false && v !== null) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export function simCell(lock: number, board = 0): SimCell {
+  return { bus: 'main', board, lock };
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const via = opts.via ?? 'tcp';
+  const sim = await startSimulator({
+    buses: [{ name: 'main', family: 'kerong-cu48', boards: opts.boards ?? 1, pty: via === 'pty' }],
+    scanner: opts.scanner === false ? false : { suffix: 'crlf', pty: via === 'pty' },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'agent-it-'));
+  const clock = opts.clock ?? new ManualClock(NOON);
+  const config = parseAgentConfig({
+    lockerId: LOCKER_ID,
+    buses: [{ ...sim.busConfig('main', via), frameTimeoutMs: 60, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
+    ...(opts.scanner === false ? {} : { scanner: sim.scannerConfig(via) }),
+    dbPath: join(dir, 'agent.sqlite'),
+    screen: { port: 0, defaultLanguage: 'en' },
+    doors: { pollMs: 30, leftOpenMs: 60_000 },
+    ...opts.config,
+  });
+  let agent: RunningAgent;
+  try {
+    agent = await startAgent(config, { clock });
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+  let cseq = agent.store.appliedCseq();
+  const postRaw = (path: string, body?: unknown) =>
+    fetch(`${agent.screenUrl}${path}`, {
+      method: 'POST',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const h: Harness = {
+    sim,
+    agent,
+    clock,
+    config,
+    dir,
+    send(...bodies) {
+      for (const c of commands(bodies, cseq + 1, clock.now())) {
+        const r = applyCommand(agent.store, c);
+        if (r.status !== 'applied') throw new Error(`command ${c.cseq} ${r.status}`);
+        cseq = c.cseq;
+      }
+    },
+    async get(path) {
+      const res = await fetch(`${agent.screenUrl}${path}`);
+      return (await res.json()) as ScreenState;
+    },
+    async post(path, body) {
+      const res = await postRaw(path, body);
+      if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+      return (await res.json()) as ScreenState;
+    },
+    postRaw,
+    async until(pred, what) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const last = await h.get('/api/state');
+        if (pred(last)) return last;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last state ${JSON.stringify(last)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async stop() {
+      await agent.stop();
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
