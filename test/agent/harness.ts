@@ -123,3 +123,18 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   return h;
 }
+
+/** A signed-in courier loads one parcel: scan, door opens, door closes. Returns the cell. */
+export async function loadParcel(h: Harness, barcode: string): Promise<number> {
+  const s = await h.post('/api/scan', { barcode });
+  if (s.view.screen !== 'load_open') throw new Error(`no cell opened for ${barcode}: ${JSON.stringify(s)}`);
+  const cellId = s.view.cellId;
+  h.sim.closeDoor(simCell(h.agent.store.cells.get(cellId)!.lock));
+  await h.until((x) => x.view.screen === 'courier' && x.view.notice?.kind === 'loaded' && x.view.notice.barcode === barcode, `load of ${barcode}`);
+  return cellId;
+}
+
+export async function signInCourier(h: Harness, code: string): Promise<ScreenState> {
+  await h.post('/api/choose', { kind: 'courier' });
+  return h.post('/api/code', { kind: 'courier', code });
+}
