@@ -12,7 +12,7 @@ export interface BenchTask {
   fn: () => unknown;
 }
 
-/** Tasks doing the same work; each is reported as a ratio to the baseline's mean time. */
+/** Tasks doing the same work; each is reported as a ratio to the baseline's median time. */
 export interface Comparison {
   name: string;
   baseline: BenchTask;
@@ -30,6 +30,7 @@ export interface Row {
   suite: string;
   comparison: string;
   task: string;
+  medianMicros: number;
   meanMicros: number;
   rmePercent: number;
   heapKiBPerCall: number;
@@ -71,33 +72,40 @@ export async function measure(suite: BenchSuite, options: MeasureOptions): Promi
     const bench = new Bench({ time: options.timeMs, warmupTime: options.timeMs / 4, throws: true });
     for (const task of tasks) bench.add(task.name, task.fn);
     await bench.run();
-    const means = bench.tasks.map((t) => {
+    const stats = bench.tasks.map((t) => {
       const result = t.result;
       if (result.state !== 'completed') throw new Error(`${comparison.name} / ${t.name}: ${result.state}`);
-      return { mean: result.latency.mean, rme: result.latency.rme };
+      return { median: result.latency.p50, mean: result.latency.mean, rme: result.latency.rme };
     });
     tasks.forEach((task, i) => {
       rows.push({
         suite: suite.title,
         comparison: comparison.name,
         task: task.name,
-        meanMicros: means[i]!.mean * 1000,
-        rmePercent: means[i]!.rme,
+        medianMicros: stats[i]!.median * 1000,
+        meanMicros: stats[i]!.mean * 1000,
+        rmePercent: stats[i]!.rme,
         heapKiBPerCall: heapPerCall(task.fn) / 1024,
-        ratio: means[i]!.mean / means[0]!.mean,
+        // The median, not the mean: other processes on the machine add long outliers.
+        ratio: stats[i]!.median / stats[0]!.median,
       });
     });
   }
   return rows;
 }
 
+function micros(value: number): string {
+  return value.toFixed(value < 10 ? 2 : 1);
+}
+
 export function formatTable(rows: readonly Row[]): string {
-  const header = ['suite', 'case', 'task', 'mean µs', '±%', 'heap KiB/call', 'x baseline'];
+  const header = ['suite', 'case', 'task', 'median µs', 'mean µs', '±%', 'heap KiB/call', 'x baseline'];
   const body = rows.map((r) => [
     r.suite,
     r.comparison,
     r.task,
-    r.meanMicros.toFixed(r.meanMicros < 10 ? 2 : 1),
+    micros(r.medianMicros),
+    micros(r.meanMicros),
     r.rmePercent.toFixed(1),
     r.heapKiBPerCall.toFixed(1),
     r.ratio.toFixed(2),

@@ -26,6 +26,6 @@ for (const file of files) {
   for (const note of suite.notes?.() ?? []) notes.push(`${suite.title}: ${note}`);
 }
 
-console.log(`Node ${process.version}, ${timeMs} ms per task; "x baseline" is mean time / the first task of each case.\n`);
+console.log(`Node ${process.version}, ${timeMs} ms per task; "x baseline" is median time / the first task's of each case.\n`);
 console.log(formatTable(rows));
 if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
