@@ -1,0 +1,56 @@
+/**
+ * The cloud's HTTP app as a Fastify plugin (shaped like fastify/demo): schemas, docs, error
+ * handling and route groups. It never listens; server.ts does.
+ */
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyPluginAsync } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { ProvisionReport } from './fleet/provision.js';
+import { API_KEY_HEADERS } from './http/auth.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
+import { healthRoutes } from './http/routes/health.js';
+import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
+import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator.js';
+import type { ServiceDeps } from './services.js';
+
+export interface AppOptions {
+  deps: ServiceDeps;
+  reloadFleet: () => Promise<ProvisionReport>;
+}
+
+export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
+  fastify.setValidatorCompiler(validatorCompiler);
+  fastify.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(fastify);
+
+  await fastify.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parcel Locker Delivery Integration Service',
+        description:
+          'Marketplace operations under /api/v4 (X-Service-Api-Key), the courier route operation under /api/v1 (Partner-Api-Key), ' +
+          'operator endpoints under /operator (X-Operator-Api-Key). Errors: {message, resultCode}.',
+        version: '4.0.0',
+      },
+      components: {
+        securitySchemes: {
+          serviceApiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+          partnerApiKey: { type: 'apiKey', in: 'header', name: 'Partner-Api-Key' },
+          operatorApiKey: { type: 'apiKey', in: 'header', name: 'X-Operator-Api-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await fastify.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  await fastify.register(healthRoutes, { deps: opts.deps });
+  await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
+  await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
+  await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
+};
+
+export { API_KEY_HEADERS };

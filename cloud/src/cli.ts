@@ -1,0 +1,61 @@
+/**
+ * Operator command line:
+ *   npx tsx cloud/src/cli.ts keygen [count]     new API keys and the SHA-256 hashes for the fleet file
+ *   npx tsx cloud/src/cli.ts hash <key>         the SHA-256 hash of an existing key
+ *   npx tsx cloud/src/cli.ts fleet-schema       the JSON Schema of the fleet file (docs/fleet.schema.json)
+ *   npx tsx cloud/src/cli.ts check-fleet <file> validates a fleet file
+ * Keys are 256 random bits, base64url; only the hash goes into the fleet file.
+ */
+import { randomBytes } from 'node:crypto';
+import { fleetJsonSchema } from './fleet/fleet-schema.js';
+import { readFleetFile } from './fleet/provision.js';
+import { hashApiKey } from './http/auth.js';
+
+function newApiKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const USAGE = 'usage: cli.ts keygen [count] | hash <key> | fleet-schema | check-fleet <file>';
+
+async function run(args: string[]): Promise<number> {
+  const [command = '', arg] = args;
+  switch (command) {
+    case 'keygen': {
+      const count = arg ? Number(arg) : 1;
+      if (!Number.isInteger(count) || count < 1 || count > 100) {
+        console.error('count must be 1..100');
+        return 2;
+      }
+      for (let i = 0; i < count; i++) {
+        const key = newApiKey();
+        console.log(`key:    ${key}\nsha256: ${hashApiKey(key)}`);
+      }
+      return 0;
+    }
+    case 'hash':
+      if (!arg) break;
+      console.log(hashApiKey(arg));
+      return 0;
+    case 'fleet-schema':
+      console.log(JSON.stringify(fleetJsonSchema(), null, 2));
+      return 0;
+    case 'check-fleet': {
+      if (!arg) break;
+      const fleet = await readFleetFile(arg);
+      console.log(`ok: ${fleet.lockers.length} lockers, ${fleet.marketplaces.length} marketplaces, ${fleet.partners.length} partners`);
+      return 0;
+    }
+    default:
+      break;
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,4 @@
+export * from './common.js';
+export * from './orders.js';
+export * from './lockers.js';
+export * from './couriers.js';

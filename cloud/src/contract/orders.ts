@@ -1,0 +1,131 @@
+/** Order operations of {base_url}: requests and answers. */
+import { z } from 'zod';
+import {
+  LIMITS,
+  dateTimeSchema,
+  emailSchema,
+  identifier,
+  int32,
+  isoDateSchema,
+  kopecks,
+  phoneSchema,
+  positiveInt32,
+  text,
+} from './common.js';
+
+export const dimensionSchema = z
+  .object({
+    height: positiveInt32.optional(),
+    length: positiveInt32.optional(),
+    width: positiveInt32.optional(),
+  })
+  .describe('box size in mm, each value >= 1');
+
+export const parcelSchema = z.object({
+  barcode: identifier,
+  additionalBarcodes: z.array(identifier).max(LIMITS.barcodesPerParcel).optional(),
+  dimension: dimensionSchema.optional(),
+});
+export type ParcelInput = z.infer<typeof parcelSchema>;
+
+export const itemSchema = z.object({
+  count: z.int().min(1).max(2_147_483_647),
+  barcode: z.string().max(LIMITS.idLength).optional(),
+  name: z.string().min(1).max(LIMITS.textLength),
+  subjectType: int32,
+  price: kopecks,
+  totalSum: kopecks,
+  taxId: int32,
+  taxSystemId: int32,
+});
+
+export const clientInvoiceSchema = z.object({
+  cart: z.object({
+    items: z.array(itemSchema).max(LIMITS.itemsPerOrder),
+    prePaymentSum: kopecks.describe('paid amount of the whole order, kopecks'),
+  }),
+});
+export type ClientInvoice = z.infer<typeof clientInvoiceSchema>;
+
+export const customerContactsSchema = z.object({
+  emails: z.array(emailSchema).max(LIMITS.contactsPerOrder),
+  phones: z.array(phoneSchema).max(LIMITS.contactsPerOrder),
+});
+
+function uniqueBarcodes(parcels: readonly ParcelInput[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  parcels.forEach((p, i) => {
+    for (const code of [p.barcode, ...(p.additionalBarcodes ?? [])]) {
+      if (seen.has(code)) ctx.addIssue({ code: 'custom', path: [i, 'barcode'], message: `barcode ${code} appears twice in the order` });
+      seen.add(code);
+    }
+  });
+}
+
+const parcelsSchema = z.array(parcelSchema).min(1).max(LIMITS.parcelsPerOrder).superRefine(uniqueBarcodes);
+
+export const createOrderSchema = z.object({
+  externalId: identifier.describe('order identifier in the external system'),
+  number: text.optional(),
+  postamatId: positiveInt32,
+  dateDelivery: isoDateSchema,
+  parcels: parcelsSchema,
+  clientInvoice: clientInvoiceSchema,
+  notification: customerContactsSchema,
+});
+export type CreateOrderRequest = z.infer<typeof createOrderSchema>;
+
+export const updateOrderSchema = z.object({
+  externalId: identifier,
+  number: text.optional(),
+  postamatId: positiveInt32.optional(),
+  dateDelivery: isoDateSchema.optional(),
+  parcels: parcelsSchema,
+  clientInvoice: clientInvoiceSchema.optional(),
+  notification: customerContactsSchema.optional(),
+});
+export type UpdateOrderRequest = z.infer<typeof updateOrderSchema>;
+
+export const cancelPositionSchema = z.object({ extId: identifier, barcode: identifier });
+export const extensionSchema = z.object({ extId: identifier });
+
+export const orderDetailRequestSchema = z
+  .object({
+    barcode: identifier,
+    courierExternalId: identifier.optional(),
+    postamatAccessCode: z.string().trim().min(1).max(32).optional(),
+  })
+  .refine((b) => b.courierExternalId !== undefined || b.postamatAccessCode !== undefined, {
+    message: 'courierExternalId or postamatAccessCode is required',
+    path: ['courierExternalId'],
+  });
+export type OrderDetailRequest = z.infer<typeof orderDetailRequestSchema>;
+
+export const cellOrderSchema = z.object({ cellId: z.int(), externalId: z.string(), barcodes: z.array(z.string()) });
+
+export const reservationResultSchema = z.object({
+  reserved: z.array(cellOrderSchema),
+  temporarilyRejectedItems: z.array(z.string()).describe('parcels that fit by size but found no free cell'),
+  permanentlyRejectedItems: z.array(z.string()).describe('parcels that fit no cell of the locker even rotated'),
+  toReturn: z.array(cellOrderSchema).describe("the marketplace's Awaiting-return orders in the locker"),
+});
+export type ReservationResult = z.infer<typeof reservationResultSchema>;
+
+export const orderAckSchema = z
+  .object({
+    externalId: z.string(),
+    state: z.int().describe('order state after the operation'),
+  })
+  .describe('The spec shows no body; the order and its state are answered');
+export type OrderAck = z.infer<typeof orderAckSchema>;
+
+export const updateAnswerSchema = orderAckSchema.extend(reservationResultSchema.partial().shape);
+export type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
+
+export const extensionAnswerSchema = z.object({
+  externalID: z.string(),
+  date_storage: dateTimeSchema.describe('new end of storage'),
+});
+
+export const createOrderAnswerSchema = orderAckSchema;
+

@@ -1,0 +1,29 @@
+/**
+ * Domain errors carry the spec's stable result codes; the HTTP layer maps them to the error
+ * envelope and a status in one place (http/error-handler.ts). Services never build HTTP answers.
+ */
+import { ResultCode } from '../../shared/src/enums.js';
+
+/** Texts of the codes the spec wants in Russian (1, 2, 3, 10); the others use the spec's wording. */
+export const RUSSIAN_MESSAGES = {
+  [ResultCode.AuthorizationError]: 'Ошибка авторизации',
+  [ResultCode.InternalError]: 'Внутренняя ошибка сервера',
+  [ResultCode.InvalidRequest]: 'Неверный формат запроса',
+  [ResultCode.MarketplaceNotActive]: 'Учетная запись маркетплейса не активна',
+} as const;
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly resultCode: ResultCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Code 3 with the spec's Russian text, followed by what exactly is wrong. */
+export function invalidRequest(detail?: string): DomainError {
+  const base = RUSSIAN_MESSAGES[ResultCode.InvalidRequest];
+  return new DomainError(ResultCode.InvalidRequest, detail ? `${base}: ${detail}` : base);
+}

@@ -1,0 +1,67 @@
+/**
+ * API keys. Only SHA-256 hashes are stored (table api_keys). A request's key is hashed and looked
+ * up by its hash; the found hash is compared again in constant time. Looking up by hash leaks
+ * nothing useful through timing: an attacker controls the key, not its hash.
+ *
+ * The owner comes from the key alone: a marketplace key yields the marketplace that scopes every
+ * order query, a partner key the partner, an operator key the operator.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ResultCode } from '../../../shared/src/enums.js';
+import type { CloudDatabase } from '../db/database.js';
+import type { MarketplaceRow, PartnerRow } from '../db/schema.js';
+import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
+
+export type KeyOwnerKind = 'marketplace' | 'partner' | 'operator';
+
+export const API_KEY_HEADERS = {
+  marketplace: 'x-service-api-key',
+  partner: 'partner-api-key',
+  operator: 'x-operator-api-key',
+} as const satisfies Record<KeyOwnerKind, string>;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+function unauthorized(): DomainError {
+  return new DomainError(ResultCode.AuthorizationError, RUSSIAN_MESSAGES[ResultCode.AuthorizationError]);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v && v.length > 0 && v.length <= 512 ? v : undefined;
+}
+
+async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | string[] | undefined): Promise<string> {
+  const key = headerValue(header);
+  if (!key) throw unauthorized();
+  const hash = hashApiKey(key);
+  const row = await cdb.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || row.owner_kind !== kind) {
+    throw unauthorized();
+  }
+  return row.owner_id;
+}
+
+/** The calling marketplace; 401 with 1 (unknown key), 10 (inactive) or 11 (organization inactive). */
+export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<MarketplaceRow> {
+  const id = await ownerOf(cdb, 'marketplace', header);
+  const marketplace = await cdb.db.selectFrom('marketplaces').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!marketplace) throw unauthorized();
+  if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
+  if (!marketplace.organization_active) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
+  return marketplace;
+}
+
+/** The calling partner; an inactive partner is refused like an unknown key (401, code 1). */
+export async function authenticatePartner(cdb: CloudDatabase, header: string | string[] | undefined): Promise<PartnerRow> {
+  const id = await ownerOf(cdb, 'partner', header);
+  const partner = await cdb.db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!partner || !partner.active) throw unauthorized();
+  return partner;
+}
+
+export async function authenticateOperator(cdb: CloudDatabase, header: string | string[] | undefined): Promise<string> {
+  return ownerOf(cdb, 'operator', header);
+}

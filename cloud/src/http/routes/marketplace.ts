@@ -1,0 +1,179 @@
+/** {base_url} = /api/v4: the marketplace operations, authenticated by X-Service-Api-Key. */
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  cancelPositionSchema,
+  createOrderAnswerSchema,
+  createOrderSchema,
+  errorResponses,
+  extensionAnswerSchema,
+  extensionSchema,
+  orderDetailRequestSchema,
+  reservationResultSchema,
+  updateAnswerSchema,
+  updateOrderSchema,
+} from '../../contract/index.js';
+import {
+  capacityOut,
+  capacityRequestSchema,
+  lockerDetailOut,
+  lockerDetailQuery,
+  lockerListOut,
+  lockerListQuery,
+  orderDetailOut,
+} from '../../contract/lockers.js';
+import type { MarketplaceRow } from '../../db/schema.js';
+import { availableLockers, capacity, lockerDetail } from '../../lockers/locker-queries.js';
+import { cancelPosition } from '../../orders/cancel-position.js';
+import { createOrder } from '../../orders/create-order.js';
+import { extendStorage } from '../../orders/extend-storage.js';
+import { orderDetail } from '../../orders/order-detail.js';
+import { updateOrder } from '../../orders/update-order.js';
+import type { ServiceDeps } from '../../services.js';
+import { API_KEY_HEADERS, authenticateMarketplace } from '../auth.js';
+import { requireJsonBody } from '../error-handler.js';
+
+export const V4_PREFIX = '/api/v4';
+
+export interface MarketplaceRoutesOptions {
+  deps: ServiceDeps;
+}
+
+const security = [{ serviceApiKey: [] }];
+
+export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> = (app, { deps }) => {
+  const callers = new WeakMap<FastifyRequest, MarketplaceRow>();
+  const marketplaceOf = (req: FastifyRequest): MarketplaceRow => callers.get(req)!;
+
+  app.addHook('onRequest', async (req) => {
+    callers.set(req, await authenticateMarketplace(deps.cdb, req.headers[API_KEY_HEADERS.marketplace]));
+  });
+  app.addHook('preValidation', requireJsonBody);
+
+  app.put(
+    '/auth/delivery/smartorder/create',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Create an order and reserve cells for its parcels',
+        security,
+        body: createOrderSchema,
+        response: { 200: reservationResultSchema, ...errorResponses },
+      },
+    },
+    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'smartorder/create'),
+  );
+
+  app.put(
+    '/auth/delivery/order/create',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Create an order without reserving cells (fitting free cells must exist now, else 32)',
+        security,
+        body: createOrderSchema,
+        response: { 200: createOrderAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'order/create'),
+  );
+
+  app.put(
+    '/auth/delivery/order/update',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Update an order in state New (205, 206)',
+        security,
+        body: updateOrderSchema,
+        response: { 200: updateAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => updateOrder(deps, marketplaceOf(req), req.body),
+  );
+
+  app.put(
+    '/auth/delivery/order/place/cancel',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Cancel one parcel position (205, 207, 208, 211)',
+        security,
+        body: cancelPositionSchema,
+        response: { 200: createOrderAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => cancelPosition(deps, marketplaceOf(req), req.body),
+  );
+
+  app.post(
+    '/auth/delivery/order/extension',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Extend storage by 72 hours (state 3 only; 250, 252)',
+        security,
+        body: extensionSchema,
+        response: { 200: extensionAnswerSchema, ...errorResponses },
+      },
+    },
+    async (req) => extendStorage(deps, marketplaceOf(req), req.body.extId),
+  );
+
+  app.post(
+    '/auth/delivery/order/detail',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: 'Where a courier finds the order, by parcel barcode (200, 203, 210)',
+        security,
+        body: orderDetailRequestSchema,
+        response: { 200: orderDetailOut, ...errorResponses },
+      },
+    },
+    async (req) => orderDetail(deps, marketplaceOf(req), req.body),
+  );
+
+  app.post(
+    '/auth/postamat/capacity',
+    {
+      schema: {
+        tags: ['postamats'],
+        summary: 'Free cells for a parcel size from the delivery date on',
+        security,
+        body: capacityRequestSchema,
+        response: { 200: capacityOut, ...errorResponses },
+      },
+    },
+    async (req) => capacity(deps, marketplaceOf(req), req.body),
+  );
+
+  app.get(
+    '/auth/postamat/available',
+    {
+      schema: {
+        tags: ['postamats'],
+        summary: 'Active lockers the marketplace may use, with dayOffs',
+        security,
+        querystring: lockerListQuery,
+        response: { 200: lockerListOut, ...errorResponses },
+      },
+    },
+    async (req) => ({ postamats: await availableLockers(deps, marketplaceOf(req), req.query) }),
+  );
+
+  app.get(
+    '/auth/postamat/get-by-id',
+    {
+      schema: {
+        tags: ['postamats'],
+        summary: 'One locker with its cells',
+        security,
+        querystring: lockerDetailQuery,
+        response: { 200: lockerDetailOut, ...errorResponses },
+      },
+    },
+    async (req) => lockerDetail(deps, marketplaceOf(req), req.query.postamatId, req.query.cellsType),
+  );
+  return Promise.resolve();
+};

@@ -1,0 +1,85 @@
+/**
+ * /operator: the platform operator's own API (X-Operator-Api-Key). Cell flags and fleet reload;
+ * later parts add their routes here.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CELL_FLAGS, CellFlag } from '../../../../shared/src/enums.js';
+import { errorResponses, positiveInt32 } from '../../contract/common.js';
+import { FleetError, type ProvisionReport } from '../../fleet/provision.js';
+import { setCellFlags } from '../../operator/cell-flags.js';
+import type { ServiceDeps } from '../../services.js';
+import { API_KEY_HEADERS, authenticateOperator } from '../auth.js';
+import { requireJsonBody } from '../error-handler.js';
+import { invalidRequest } from '../../errors.js';
+
+export const OPERATOR_PREFIX = '/operator';
+
+export interface OperatorRoutesOptions {
+  deps: ServiceDeps;
+  reloadFleet: () => Promise<ProvisionReport>;
+}
+
+const security = [{ operatorApiKey: [] }];
+
+const flagChanges = z
+  .object({
+    [CellFlag.Faulty]: z.boolean().optional(),
+    [CellFlag.Dirty]: z.boolean().optional(),
+    [CellFlag.NeedsInventory]: z.boolean().optional(),
+    [CellFlag.Blocked]: z.boolean().optional(),
+  })
+  .describe('true sets a flag, false clears it, absent leaves it');
+
+const provisionReport = z.object({
+  lockers: z.object({ added: z.array(z.int()), updated: z.array(z.int()), deactivated: z.array(z.int()) }),
+  marketplaces: z.int(),
+  partners: z.int(),
+  configChanged: z.array(z.int()),
+});
+
+export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app, { deps, reloadFleet }) => {
+  app.addHook('onRequest', async (req) => {
+    await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]);
+  });
+  app.addHook('preValidation', requireJsonBody);
+
+  app.put(
+    '/postamats/:postamatId/cells/:cellId/flags',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Set or clear cell flags (faulty, dirty, needs_inventory, blocked)',
+        security,
+        params: z.object({ postamatId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
+        body: flagChanges,
+        response: {
+          200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req) => setCellFlags(deps, req.params.postamatId, req.params.cellId, req.body),
+  );
+
+  app.post(
+    '/fleet/reload',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Load the fleet file again (orders are kept)',
+        security,
+        response: { 200: provisionReport, ...errorResponses },
+      },
+    },
+    async () => {
+      try {
+        return await reloadFleet();
+      } catch (err) {
+        if (err instanceof FleetError) throw invalidRequest(err.message);
+        throw err;
+      }
+    },
+  );
+  return Promise.resolve();
+};

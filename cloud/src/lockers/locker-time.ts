@@ -1,0 +1,60 @@
+/**
+ * Locker-local time. Every locker has an IANA time zone; delivery dates, route-sheet validity,
+ * storage deadlines and non-working days are all read in it (DESIGN.md, "Time zones").
+ * Instants are epoch milliseconds; calendar dates are `YYYY-MM-DD`.
+ */
+import { DateTime, IANAZone } from 'luxon';
+
+export const DEFAULT_TIMEZONE = 'Europe/Moscow';
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export function isValidTimezone(zone: string): boolean {
+  return IANAZone.isValidZone(zone);
+}
+
+/** A real calendar date in `YYYY-MM-DD` form (rejects 2024-02-30). */
+export function isCalendarDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text, { zone: 'UTC' }).isValid;
+}
+
+function day(date: string, zone: string): DateTime {
+  const dt = DateTime.fromISO(date, { zone });
+  if (!dt.isValid) throw new RangeError(`not a calendar date: ${date}`);
+  return dt;
+}
+
+/** The locker's calendar date at an instant. */
+export function localDate(instant: number, zone: string): string {
+  return DateTime.fromMillis(instant, { zone }).toISODate()!;
+}
+
+/** First millisecond of a local date. */
+export function startOfLocalDay(date: string, zone: string): number {
+  return day(date, zone).startOf('day').toMillis();
+}
+
+/** Last millisecond of a local date (23:59:59.999 locker time, whatever the day's length). */
+export function endOfLocalDay(date: string, zone: string): number {
+  return day(date, zone).endOf('day').toMillis();
+}
+
+/** ISO 8601 with the locker's offset, to the second (milliseconds cut), e.g. 2024-05-01T14:00:00+03:00. */
+export function isoWithOffset(instant: number, zone: string): string {
+  return DateTime.fromMillis(Math.floor(instant / 1000) * 1000, { zone }).toISO({ suppressMilliseconds: true })!;
+}
+
+/** A calendar date moved by whole days (calendar arithmetic, no time zone involved). */
+export function addDays(date: string, days: number): string {
+  return day(date, 'UTC').plus({ days }).toISODate()!;
+}
+
+export function weekdayOf(date: string): Weekday {
+  return WEEKDAYS[day(date, 'UTC').weekday - 1]!;
+}
+
+/** The same local wall-clock time `days` calendar days later (keeps 14:00 across a DST change). */
+export function plusLocalDays(instant: number, days: number, zone: string): number {
+  return DateTime.fromMillis(instant, { zone }).plus({ days }).toMillis();
+}

@@ -1,0 +1,133 @@
+/**
+ * smartorder/create (with reservation) and order/create (fit check only).
+ *
+ * Idempotent: the same marketplace + externalId + canonical body returns the stored answer and
+ * creates nothing; the same externalId with another body (or the other create operation) is
+ * refused with code 3. Concurrent identical creates end in one order: the unique constraint on
+ * (marketplace, externalId) decides, and the loser answers as a replay.
+ */
+import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import type { MarketplaceRow, OrderRow, ParcelRow } from '../db/schema.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { lockerTransaction } from '../db/transaction.js';
+import { DomainError, invalidRequest } from '../errors.js';
+import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contract/orders.js';
+import { loadLockerView, toReturn } from '../lockers/occupancy.js';
+import { recordChange } from '../outbox/record-change.js';
+import type { ServiceDeps } from '../services.js';
+import { upsertCommand } from './intent.js';
+import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
+import { findOrder } from './order-store.js';
+import { allocateParcels } from './reserve.js';
+import { requestHash } from './request-hash.js';
+
+export type CreateMode = 'smartorder/create' | 'order/create';
+
+function replayAnswer(order: OrderRow, hash: string): unknown {
+  if (order.request_hash !== hash) {
+    throw invalidRequest(`externalId ${order.external_id} is already used by an order created with other data`);
+  }
+  return JSON.parse(order.create_response) as unknown;
+}
+
+export async function createOrder(
+  deps: ServiceDeps,
+  marketplace: MarketplaceRow,
+  req: CreateOrderRequest,
+  mode: 'smartorder/create',
+): Promise<ReservationResult>;
+export async function createOrder(deps: ServiceDeps, marketplace: MarketplaceRow, req: CreateOrderRequest, mode: 'order/create'): Promise<OrderAck>;
+export async function createOrder(
+  deps: ServiceDeps,
+  marketplace: MarketplaceRow,
+  req: CreateOrderRequest,
+  mode: CreateMode,
+): Promise<ReservationResult | OrderAck> {
+  const { cdb, clock, random, config } = deps;
+  const hash = requestHash(mode, req);
+  const earlier = await findOrder(cdb.db, marketplace.id, req.externalId);
+  if (earlier) return replayAnswer(earlier, hash) as ReservationResult | OrderAck;
+
+  const locker = await lockerForOrders(cdb.db, req.postamatId);
+  const now = clock.now();
+  checkDeliveryDate(req.dateDelivery, locker, now);
+
+  let answer: ReservationResult | OrderAck;
+  try {
+    answer = await lockerTransaction(cdb, [locker.id], async (tx) => {
+      const raced = await findOrder(tx, marketplace.id, req.externalId);
+      if (raced) return replayAnswer(raced, hash) as ReservationResult | OrderAck;
+
+      const view = await loadLockerView(tx, locker);
+      const sizes = req.parcels.map((p) => ({
+        barcode: p.barcode,
+        length: p.dimension?.length ?? null,
+        width: p.dimension?.width ?? null,
+        height: p.dimension?.height ?? null,
+      }));
+      const allocation = allocateParcels(view, marketplace.id, sizes, config.allocation);
+      const cellOf = new Map<string, number>();
+      let result: ReservationResult | OrderAck;
+      if (mode === 'smartorder/create') {
+        for (const c of allocation.cells) for (const b of c.barcodes) cellOf.set(b, c.cellId);
+        result = {
+          reserved: allocation.cells.map((c) => ({ cellId: c.cellId, externalId: req.externalId, barcodes: c.barcodes })),
+          temporarilyRejectedItems: allocation.temporarilyRejected,
+          permanentlyRejectedItems: allocation.permanentlyRejected,
+          toReturn: toReturn(view, marketplace.id),
+        };
+      } else {
+        if (allocation.temporarilyRejected.length > 0 || allocation.permanentlyRejected.length > 0) {
+          throw new DomainError(ResultCode.NoCellsForAllParcels, 'Not cells for all parcels');
+        }
+        result = { externalId: req.externalId, state: OrderState.New };
+      }
+
+      const order: OrderRow = {
+        id: random.uuid(),
+        marketplace_id: marketplace.id,
+        external_id: req.externalId,
+        number: req.number ?? null,
+        locker_id: locker.id,
+        date_delivery: req.dateDelivery,
+        state: OrderState.New,
+        with_reservation: mode === 'smartorder/create' ? 1 : 0,
+        request_hash: hash,
+        create_response: JSON.stringify(result),
+        client_invoice: JSON.stringify(req.clientInvoice),
+        notification: JSON.stringify(req.notification),
+        pickup_code_hash: null,
+        loaded_at: null,
+        hold_until: null,
+        state_changed_at: now,
+        created_at: now,
+        updated_at: now,
+      };
+      const parcels: ParcelRow[] = req.parcels.map((p, i) => ({
+        order_id: order.id,
+        barcode: p.barcode,
+        position: i,
+        additional_barcodes: JSON.stringify(p.additionalBarcodes ?? []),
+        length: p.dimension?.length ?? null,
+        width: p.dimension?.width ?? null,
+        height: p.dimension?.height ?? null,
+        state: ParcelState.Pending,
+        cell_id: cellOf.get(p.barcode) ?? null,
+        loaded_at: null,
+        updated_at: now,
+      }));
+      await tx.insertInto('orders').values(order).execute();
+      await tx.insertInto('parcels').values(parcels).execute();
+      await recordChange(tx, { at: now, commands: [upsertCommand(order, parcels)] });
+      return result;
+    });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    // Another request (possibly another cloud process) created the order meanwhile.
+    const winner = await findOrder(cdb.db, marketplace.id, req.externalId);
+    if (!winner) throw err;
+    return replayAnswer(winner, hash) as ReservationResult | OrderAck;
+  }
+  deps.signals.commandsRecorded([locker.id]);
+  return answer;
+}

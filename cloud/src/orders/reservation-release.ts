@@ -1,0 +1,108 @@
+/**
+ * Reservations not loaded by the end of their dateDelivery (locker time) plus a grace are
+ * released: the pending parcels lose their cells, the order stays New and a later load takes any
+ * fitting free cell (DESIGN.md, "Reservations"). `ReservationSweeper` runs the release periodically.
+ */
+import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { lockerTransaction } from '../db/transaction.js';
+import { addDays, endOfLocalDay } from '../lockers/locker-time.js';
+import { recordChange } from '../outbox/record-change.js';
+import type { ServiceDeps } from '../services.js';
+import { upsertCommand } from './intent.js';
+import { loadParcels } from './order-store.js';
+
+/** Instant after which a reservation for `dateDelivery` is released. */
+export function reservationExpiry(dateDelivery: string, timezone: string, graceMinutes: number): number {
+  return endOfLocalDay(dateDelivery, timezone) + 1 + graceMinutes * 60_000;
+}
+
+/** Releases every expired reservation; returns the ids of the orders it released. */
+export async function releaseExpiredReservations(deps: ServiceDeps): Promise<string[]> {
+  const { cdb, clock, config } = deps;
+  const now = clock.now();
+  // No time zone is more than a day ahead of UTC: later dates cannot have expired yet.
+  const latest = addDays(new Date(now).toISOString().slice(0, 10), 1);
+  const candidates = await cdb.db
+    .selectFrom('orders')
+    .innerJoin('lockers', 'lockers.id', 'orders.locker_id')
+    .select(['orders.id', 'orders.locker_id', 'orders.date_delivery', 'lockers.timezone'])
+    .where('orders.state', '=', OrderState.New)
+    .where('orders.date_delivery', '<=', latest)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('parcels')
+          .select('parcels.barcode')
+          .whereRef('parcels.order_id', '=', 'orders.id')
+          .where('parcels.state', '=', ParcelState.Pending)
+          .where('parcels.cell_id', 'is not', null),
+      ),
+    )
+    .execute();
+  const released: string[] = [];
+  for (const c of candidates) {
+    if (now < reservationExpiry(c.date_delivery, c.timezone, config.reservationGraceMinutes)) continue;
+    const done = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
+      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+      // Re-checked under the lock: the order may have been loaded, moved or postponed meanwhile.
+      if (!order || order.state !== OrderState.New || order.locker_id !== c.locker_id) return false;
+      if (now < reservationExpiry(order.date_delivery, c.timezone, config.reservationGraceMinutes)) return false;
+      const parcels = await loadParcels(tx, order.id);
+      const held = parcels.filter((p) => p.state === ParcelState.Pending && p.cell_id !== null);
+      if (held.length === 0) return false;
+      for (const p of held) p.cell_id = null;
+      await tx
+        .updateTable('parcels')
+        .set({ cell_id: null, updated_at: now })
+        .where('order_id', '=', order.id)
+        .where('state', '=', ParcelState.Pending)
+        .execute();
+      await tx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
+      await recordChange(tx, { at: now, commands: [upsertCommand({ ...order, updated_at: now }, parcels)] });
+      return true;
+    });
+    if (done) {
+      released.push(c.id);
+      deps.signals.commandsRecorded([c.locker_id]);
+    }
+  }
+  return released;
+}
+
+/** Runs the release every `reservationSweepSeconds`; one run at a time. */
+export class ReservationSweeper {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(private readonly deps: ServiceDeps) {}
+
+  start(): Promise<void> {
+    if (this.#timer) return Promise.resolve();
+    this.#timer = setInterval(() => this.#tick(), this.deps.config.reservationSweepSeconds * 1000);
+    this.#timer.unref();
+    return Promise.resolve();
+  }
+
+  /** One sweep now (also what the timer runs); resolves when it is done. */
+  sweep(): Promise<void> {
+    this.#running ??= releaseExpiredReservations(this.deps)
+      .then((ids) => {
+        if (ids.length > 0) this.deps.logger.info({ orders: ids.length }, 'released expired reservations');
+      })
+      .catch((err: unknown) => this.deps.logger.error({ err }, 'releasing expired reservations failed'))
+      .finally(() => {
+        this.#running = undefined;
+      });
+    return this.#running;
+  }
+
+  #tick(): void {
+    void this.sweep();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+}

@@ -1,0 +1,26 @@
+/** Builds the Fastify instance around the app plugin and listens; nothing else. */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { app, type AppOptions } from './app.js';
+
+export interface ServerOptions extends AppOptions {
+  logger: Logger;
+  bodyLimit: number;
+}
+
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  // pino's Logger is a FastifyBaseLogger; widen the instance type once here.
+  const server = Fastify({ loggerInstance: opts.logger, bodyLimit: opts.bodyLimit }) as unknown as FastifyInstance;
+  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
+  await server.ready();
+  return server;
+}
+
+/** Listens and returns the base URL (with the real port when 0 was asked). */
+export async function listen(server: FastifyInstance, host: string, port: number): Promise<string> {
+  await server.listen({ host, port });
+  const address = server.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shownHost}:${actualPort}`;
+}

@@ -1,0 +1,16 @@
+/** What every domain service gets from the composition root: database, time, randomness, settings. */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { CloudConfig } from './config.js';
+import type { CloudDatabase } from './db/database.js';
+import type { OutboxSignals } from './outbox/signals.js';
+import type { RandomSource } from './random.js';
+
+export interface ServiceDeps {
+  cdb: CloudDatabase;
+  clock: Clock;
+  random: RandomSource;
+  signals: OutboxSignals;
+  config: CloudConfig;
+  logger: Logger;
+}
