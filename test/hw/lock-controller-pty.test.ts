@@ -59,4 +59,16 @@ describe.runIf(requires('socat'))('LockController and scanner over a pseudo-term
     await expect.poll(() => scans.length).toBe(2);
     expect(scans).toEqual(['PKG-000123', '4607001234567']);
   });
+
+  it('reopens the device after it vanished (socat restarted behind the pty)', async () => {
+    sim.dropConnections();
+    let doors: Map<number, boolean> | undefined;
+    for (let i = 0; i < 200 && !doors; i++) {
+      doors = await hw.readBoard('main', 0).catch(async () => {
+        await new Promise((r) => setTimeout(r, 25));
+        return undefined;
+      });
+    }
+    expect(doors?.size).toBe(16);
+  });
 });
