@@ -91,3 +91,31 @@ export function tempStore(clock: ManualClock): TempStore {
 export function eventBodies(store: LockerStore, after = 0): unknown[] {
   return store.eventsAfter(after, 10_000).map(({ dseq: _d, at: _a, ...body }) => body);
 }
+
+/**
+ * The outbox and the physical facts agree: every fact has its event and every event its fact, and
+ * dseq runs 1..n without a gap.
+ */
+export function checkConsistency(store: LockerStore): void {
+  const events = store.eventsAfter(0, 100_000);
+  events.forEach((e, i) => {
+    if (e.dseq !== i + 1) throw new Error(`dseq gap: event ${i} has dseq ${e.dseq}`);
+  });
+  const key = (o: string, b: string) => `${o}/${b}`;
+  const loaded = new Map(events.filter((e) => e.type === 'parcel.loaded').map((e) => [key(e.orderId, e.barcode), e]));
+  const taken = new Map(
+    events.filter((e) => e.type === 'parcel.received' || e.type === 'parcel.returned').map((e) => [key(e.orderId, e.barcode), e]),
+  );
+  const facts = store.parcels.all();
+  for (const f of facts) {
+    const l = loaded.get(key(f.orderId, f.barcode));
+    if (!l || l.type !== 'parcel.loaded' || l.cellId !== f.cellId) throw new Error(`fact without its parcel.loaded event: ${f.barcode}`);
+    const t = taken.get(key(f.orderId, f.barcode));
+    if (f.state === 'in_cell' && t) throw new Error(`take event for a parcel still in its cell: ${f.barcode}`);
+    if (f.state !== 'in_cell' && (!t || t.type !== (f.state === 'received' ? 'parcel.received' : 'parcel.returned'))) {
+      throw new Error(`taken parcel without its event: ${f.barcode}`);
+    }
+  }
+  const factKeys = new Set(facts.map((f) => key(f.orderId, f.barcode)));
+  for (const k of [...loaded.keys(), ...taken.keys()]) if (!factKeys.has(k)) throw new Error(`event without its fact: ${k}`);
+}
