@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyCommand } from '../../agent/src/commands/index.js';
+import { openStore, type LockerStore } from '../../agent/src/store/index.js';
 import { startAgent, type RunningAgent } from '../../agent/src/agent.js';
 import { parseAgentConfig, type AgentConfig } from '../../agent/src/config.js';
 import type { ScreenState } from '../../agent/src/screen/server.js';
@@ -34,6 +35,8 @@ export interface Harness {
   postRaw(path: string, body?: unknown): Promise<Response>;
   /** Polls the screen state until `pred` holds. */
   until(pred: (s: ScreenState) => boolean, what: string): Promise<ScreenState>;
+  /** Stops the agent (the simulator keeps its doors), lets `prepare` edit the file, starts it again. */
+  restart(prepare?: (store: LockerStore) => void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,7 +81,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
   let cseq = agent.store.appliedCseq();
   const postRaw = (path: string, body?: unknown) =>
-    fetch(`${agent.screenUrl}${path}`, {
+    fetch(`${h.agent.screenUrl}${path}`, {
       method: 'POST',
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -91,13 +94,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     dir,
     send(...bodies) {
       for (const c of commands(bodies, cseq + 1, clock.now())) {
-        const r = applyCommand(agent.store, c);
+        const r = applyCommand(h.agent.store, c);
         if (r.status !== 'applied') throw new Error(`command ${c.cseq} ${r.status}`);
         cseq = c.cseq;
       }
     },
     async get(path) {
-      const res = await fetch(`${agent.screenUrl}${path}`);
+      const res = await fetch(`${h.agent.screenUrl}${path}`);
       return (await res.json()) as ScreenState;
     },
     async post(path, body) {
@@ -115,8 +118,20 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         await new Promise((r) => setTimeout(r, 20));
       }
     },
+    async restart(prepare) {
+      await h.agent.stop();
+      if (prepare) {
+        const store = openStore(config.dbPath, clock);
+        try {
+          prepare(store);
+        } finally {
+          store.close();
+        }
+      }
+      h.agent = await startAgent(config, { clock });
+    },
     async stop() {
-      await agent.stop();
+      await h.agent.stop();
       await sim.stop();
       rmSync(dir, { recursive: true, force: true });
     },
