@@ -2,6 +2,7 @@
  * The lock controller against the simulator over TCP: real sockets, real bytes, tiny timeouts.
  * No assertion depends on how long anything took.
  */
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
@@ -150,5 +151,39 @@ describe('LockController over TCP, KR-CU48 simulator', () => {
     await expect(hw.readBoard('main', 5)).rejects.toSatisfy((e) => e instanceof HardwareError && e.code === 'unknown_address');
     await expect(hw.open({ bus: 'main', board: 0, lock: 49 })).rejects.toSatisfy((e) => e instanceof HardwareError && e.code === 'unknown_address');
     await expect(hw.readBoard('other', 0)).rejects.toSatisfy((e) => e instanceof HardwareError && e.code === 'unknown_address');
+  });
+});
+
+describe('LockController when the TCP bridge is not there yet', () => {
+  it('starts anyway, reports no_reply, and connects once the bridge appears', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((res) => probe.listen(0, '127.0.0.1', res));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((res) => probe.close(() => res()));
+
+    const cfg = busConfigSchema.parse({ path: `tcp://127.0.0.1:${port}`, family: 'kerong-cu48', boards: [{ address: 0 }], ...fast });
+    const hw = createLockHardware([cfg], logger);
+    const events: BoardEvent[] = [];
+    hw.on('board', (e) => events.push(e));
+    await hw.start();
+    expect(await hw.open({ bus: 'main', board: 0, lock: 1 })).toEqual({ ok: false, reason: 'no_reply', attempts: 1 });
+    expect((await hw.readAll()).offline).toEqual([{ bus: 'main', board: 0 }]);
+    expect(events).toEqual([{ bus: 'main', board: 0, online: false }]);
+
+    const sim = await startSimulator({ buses: [{ name: 'main', boards: 1, port }], scanner: false });
+    try {
+      let doors: Map<number, boolean> | undefined;
+      for (let i = 0; i < 100 && !doors; i++) {
+        doors = await hw.readBoard('main', 0).catch(async () => {
+          await new Promise((r) => setTimeout(r, 20));
+          return undefined;
+        });
+      }
+      expect(doors?.size).toBe(48);
+      expect(events.at(-1)).toEqual({ bus: 'main', board: 0, online: true });
+    } finally {
+      await hw.stop();
+      await sim.stop();
+    }
   });
 });

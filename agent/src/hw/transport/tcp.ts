@@ -10,7 +10,12 @@ export function parseTcpUrl(path: string): { host: string; port: number } | unde
   return port > 0 && port < 65536 ? { host: m[1], port } : undefined;
 }
 
+/** A bridge that neither accepts nor refuses within this time counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 export class TcpTransport extends ReconnectingTransport {
+  private pending: net.Socket | undefined;
+
   constructor(
     private readonly host: string,
     private readonly port: number,
@@ -20,16 +25,31 @@ export class TcpTransport extends ReconnectingTransport {
     super(`tcp://${host}:${port}`, reconnect, logger);
   }
 
+  protected override abortConnect(): void {
+    this.pending?.destroy();
+  }
+
   protected connect(handlers: LinkHandlers): Promise<Link> {
     return new Promise((resolve, reject) => {
-      const socket = net.createConnection({ host: this.host, port: this.port });
-      const onError = (err: Error): void => {
+      const socket = net.createConnection({ host: this.host, port: this.port, timeout: CONNECT_TIMEOUT_MS });
+      this.pending = socket;
+      const fail = (err: Error): void => {
+        this.pending = undefined;
         socket.destroy();
         reject(err);
       };
+      const onError = (err: Error): void => fail(err);
+      const onTimeout = (): void => fail(new Error(`no answer from ${this.host}:${this.port} within ${CONNECT_TIMEOUT_MS} ms`));
+      const onClose = (): void => fail(new Error('connection attempt abandoned'));
       socket.once('error', onError);
+      socket.once('timeout', onTimeout);
+      socket.once('close', onClose);
       socket.once('connect', () => {
+        this.pending = undefined;
         socket.off('error', onError);
+        socket.off('timeout', onTimeout);
+        socket.off('close', onClose);
+        socket.setTimeout(0);
         socket.setNoDelay(true);
         socket.setKeepAlive(true, 10_000);
         socket.on('data', (d: Buffer) => handlers.onData(d));

@@ -60,6 +60,9 @@ export abstract class ReconnectingTransport extends EventEmitter<TransportEvents
   /** Opens one connection; rejects when it cannot. */
   protected abstract connect(handlers: LinkHandlers): Promise<Link>;
 
+  /** Gives up a connection attempt still under way (close() must not wait for a TCP timeout). */
+  protected abortConnect(): void {}
+
   get isOpen(): boolean {
     return this.link !== undefined;
   }
@@ -75,6 +78,7 @@ export abstract class ReconnectingTransport extends EventEmitter<TransportEvents
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.abortConnect();
     await this.connecting?.catch(() => undefined);
     const link = this.link;
     this.link = undefined;
