@@ -12,6 +12,7 @@
 import http from 'node:http';
 import { z } from 'zod';
 import { simFaultSchema } from './faults.js';
+import { listen } from './listen.js';
 import type { SimulatorHandle } from './simulator.js';
 
 export interface ControlApi {
@@ -97,15 +98,7 @@ export async function startControlApi(sim: SimulatorHandle, opts: { host: string
         send(res, 400, { error: message });
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const port = await listen(server, opts.port, opts.host);
   return {
     url: `http://${opts.host}:${port}`,
     close: () =>

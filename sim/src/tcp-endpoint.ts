@@ -1,5 +1,6 @@
 /** A TCP port carrying a simulated device's bytes, as a TCP-to-RS485 unit or ser2net would. */
 import net from 'node:net';
+import { listen } from './listen.js';
 
 export class TcpEndpoint {
   private server: net.Server | undefined;
@@ -34,15 +35,7 @@ export class TcpEndpoint {
       socket.on('close', () => this.sockets.delete(socket));
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const addr = server.address();
-    this.boundPort = typeof addr === 'object' && addr ? addr.port : this.port;
+    this.boundPort = await listen(server, this.port, this.host);
   }
 
   /** Writes to every connected client (a bus is shared by whoever listens on it). */

@@ -15,6 +15,7 @@ import {
   type ScannerReader,
 } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
+import { readWhenBack } from './support.js';
 
 const logger = pino(loggerOptions('test-hw-pty'));
 
@@ -62,13 +63,7 @@ describe.runIf(requires('socat'))('LockController and scanner over a pseudo-term
 
   it('reopens the device after it vanished (socat restarted behind the pty)', async () => {
     sim.dropConnections();
-    let doors: Map<number, boolean> | undefined;
-    for (let i = 0; i < 200 && !doors; i++) {
-      doors = await hw.readBoard('main', 0).catch(async () => {
-        await new Promise((r) => setTimeout(r, 25));
-        return undefined;
-      });
-    }
+    const doors = await readWhenBack(hw, 'main', 0);
     expect(doors?.size).toBe(16);
   });
 });

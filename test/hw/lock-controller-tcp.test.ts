@@ -8,21 +8,10 @@ import { pino } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { busConfigSchema, createLockHardware, HardwareError, type BoardEvent, type BusConfigInput, type LockHardware } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
+import { nextBoardEvent, readWhenBack } from './support.js';
 
 const logger = pino(loggerOptions('test-hw'));
 const fast: Partial<BusConfigInput> = { frameTimeoutMs: 40, retries: 2, confirmDelayMs: 5, confirmReads: 2, interFrameDelayMs: 0, reconnectMinMs: 50, reconnectMaxMs: 200 };
-
-function waitFor(hw: LockHardware, predicate: (e: BoardEvent) => boolean): Promise<BoardEvent> {
-  return new Promise((resolve) => {
-    const l = (e: BoardEvent): void => {
-      if (predicate(e)) {
-        hw.off('board', l);
-        resolve(e);
-      }
-    };
-    hw.on('board', l);
-  });
-}
 
 describe('LockController over TCP, KR-CU48 simulator', () => {
   let sim: SimulatorHandle;
@@ -91,7 +80,7 @@ describe('LockController over TCP, KR-CU48 simulator', () => {
   });
 
   it('a silent board gives no_reply and goes offline, then comes back online', async () => {
-    const offline = waitFor(hw, (e) => !e.online);
+    const offline = nextBoardEvent(hw, (e) => !e.online);
     sim.setFault({ kind: 'no-reply', board: 1 });
     expect(await hw.open({ bus: 'main', board: 1, lock: 3 })).toEqual({ ok: false, reason: 'no_reply', attempts: 1 });
     expect(await offline).toEqual({ bus: 'main', board: 1, online: false });
@@ -100,7 +89,7 @@ describe('LockController over TCP, KR-CU48 simulator', () => {
     expect(all.offline).toEqual([{ bus: 'main', board: 1 }]);
     expect(all.doors).toHaveLength(48);
 
-    const online = waitFor(hw, (e) => e.online);
+    const online = nextBoardEvent(hw, (e) => e.online);
     sim.clearFault({ kind: 'no-reply', board: 1 });
     expect((await hw.readBoard('main', 1)).size).toBe(48);
     expect(await online).toEqual({ bus: 'main', board: 1, online: true });
@@ -137,13 +126,7 @@ describe('LockController over TCP, KR-CU48 simulator', () => {
   it('reconnects after the TCP bridge drops the connection', async () => {
     sim.dropConnections();
     // The first reads may fail while the transport reconnects; it must come back on its own.
-    let doors: Map<number, boolean> | undefined;
-    for (let i = 0; i < 100 && !doors; i++) {
-      doors = await hw.readBoard('main', 0).catch(async () => {
-        await new Promise((r) => setTimeout(r, 20));
-        return undefined;
-      });
-    }
+    const doors = await readWhenBack(hw, 'main', 0);
     expect(doors?.size).toBe(48);
   });
 
@@ -172,13 +155,7 @@ describe('LockController when the TCP bridge is not there yet', () => {
 
     const sim = await startSimulator({ buses: [{ name: 'main', boards: 1, port }], scanner: false });
     try {
-      let doors: Map<number, boolean> | undefined;
-      for (let i = 0; i < 100 && !doors; i++) {
-        doors = await hw.readBoard('main', 0).catch(async () => {
-          await new Promise((r) => setTimeout(r, 20));
-          return undefined;
-        });
-      }
+      const doors = await readWhenBack(hw, 'main', 0);
       expect(doors?.size).toBe(48);
       expect(events.at(-1)).toEqual({ bus: 'main', board: 0, online: true });
     } finally {

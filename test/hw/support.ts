@@ -1,0 +1,28 @@
+/** Small waits the hardware suites share. */
+import type { BoardEvent, LockHardware } from '../../agent/src/hw/index.js';
+
+/**
+ * Reads a board until it answers: after a dropped link the transport reconnects on its own,
+ * and the first reads may fail meanwhile. Gives up after `tries` reads.
+ */
+export async function readWhenBack(hw: LockHardware, bus: string, board: number, tries = 200): Promise<Map<number, boolean> | undefined> {
+  for (let i = 0; i < tries; i++) {
+    const doors = await hw.readBoard(bus, board).catch(() => undefined);
+    if (doors) return doors;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+}
+
+/** The next 'board' event that satisfies `predicate`. */
+export function nextBoardEvent(hw: LockHardware, predicate: (e: BoardEvent) => boolean): Promise<BoardEvent> {
+  return new Promise((resolve) => {
+    const l = (e: BoardEvent): void => {
+      if (predicate(e)) {
+        hw.off('board', l);
+        resolve(e);
+      }
+    };
+    hw.on('board', l);
+  });
+}
