@@ -83,7 +83,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
     db,
     engine,
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider(engine) });
+      // Kysely looks for its migration tables in every schema unless told which one: with
+      // several schemas in one database (tests, installations side by side) name ours.
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider(engine),
+        ...(engine === 'postgres' && opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
+      });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((r) => r.status === 'Error');
       if (error || failed) {
