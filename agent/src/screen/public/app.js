@@ -1,0 +1,300 @@
+// The locker's touchscreen. The server holds the session; this page renders /api/state and sends
+// taps. Plain JavaScript, no build step: it runs in the kiosk browser as it is.
+'use strict';
+
+const TEXT = {
+  ru: {
+    brand: 'Постамат',
+    courier: 'Я курьер',
+    customer: 'Получить посылку',
+    welcome: 'Здравствуйте!',
+    chooseHint: 'Выберите, что вы хотите сделать',
+    codeCourier: 'Введите код курьера',
+    codeCustomer: 'Введите код получения',
+    ok: 'OK',
+    del: '⌫',
+    back: 'Назад',
+    logout: 'Выйти',
+    done: 'Готово',
+    scanTitle: 'Отсканируйте посылку',
+    scanHint: 'или введите штрихкод',
+    barcode: 'Штрихкод',
+    returns: (n) => `Забрать возвраты (${n})`,
+    loaded: (b, c) => `Посылка ${b} заложена в ячейку ${c}`,
+    returned: (n) => `Возвраты забраны из ячеек: ${n}`,
+    cell: 'Ячейка',
+    cellOpen: (c) => `Ячейка ${c} открыта`,
+    putAndClose: 'Положите посылку и закройте дверцу',
+    failedInstead: (f, c) => `Дверца ${cellsText(f)} не открылась — открыта ячейка ${c}`,
+    doesNotFit: 'Не помещается',
+    cancel: 'Отменить',
+    takeOutBigger: 'Выньте посылку и закройте дверцу — затем откроется ячейка побольше',
+    takeOutCancel: 'Выньте посылку и закройте дверцу',
+    pickupTitle: (cells) => (cells.length === 1 ? `Заберите посылку из ячейки ${cells[0]}` : `Заберите посылки из ячеек ${cells.join(', ')}`),
+    returnsTitle: (cells) => (cells.length === 1 ? `Заберите возвраты из ячейки ${cells[0]}` : `Заберите возвраты из ячеек ${cells.join(', ')}`),
+    closeDoors: 'и закройте дверцы',
+    busy: 'Открываем ячейку…',
+    wait: (t) => `Подождите ${t} перед следующей попыткой`,
+    errors: {
+      wrong_code: 'Неверный код',
+      wait: 'Слишком много попыток',
+      code_expired: 'Срок действия кода истёк',
+      session_expired: 'Доступ курьера закончился',
+      unknown_parcel: 'Посылка не найдена',
+      already_loaded: (e) => `Эта посылка уже в ячейке ${e.cellId}`,
+      not_loadable: 'Эту посылку нельзя заложить: она отменена или уже выдана',
+      not_deliverable_yet: (e) => `Эту посылку можно заложить не раньше ${formatDate(e.date)}`,
+      no_free_cell: 'Нет свободной подходящей ячейки',
+      door_fault: (e) => `Не открылась дверца ${cellsText(e.cells)}. Сообщите в поддержку`,
+      nothing_to_collect: 'Возвратов для вас нет',
+      nothing_to_pick_up: 'Этот заказ уже выдан',
+      internal: 'Что-то пошло не так. Попробуйте ещё раз',
+    },
+    cellsOf: (cells) => (cells.length === 1 ? `ячейки ${cells[0]}` : `ячеек ${cells.join(', ')}`),
+  },
+  en: {
+    brand: 'Parcel locker',
+    courier: "I'm a courier",
+    customer: 'Collect a parcel',
+    welcome: 'Hello!',
+    chooseHint: 'Choose what you want to do',
+    codeCourier: 'Enter your courier code',
+    codeCustomer: 'Enter your pick-up code',
+    ok: 'OK',
+    del: '⌫',
+    back: 'Back',
+    logout: 'Sign out',
+    done: 'Done',
+    scanTitle: 'Scan the parcel',
+    scanHint: 'or type its barcode',
+    barcode: 'Barcode',
+    returns: (n) => `Collect returns (${n})`,
+    loaded: (b, c) => `Parcel ${b} is in cell ${c}`,
+    returned: (n) => `Returns collected from ${n} cell(s)`,
+    cell: 'Cell',
+    cellOpen: (c) => `Cell ${c} is open`,
+    putAndClose: 'Put the parcel in and close the door',
+    failedInstead: (f, c) => `The door of ${cellsText(f)} did not open — cell ${c} is open instead`,
+    doesNotFit: 'Does not fit',
+    cancel: 'Cancel',
+    takeOutBigger: 'Take the parcel out and close the door — a bigger cell will open',
+    takeOutCancel: 'Take the parcel out and close the door',
+    pickupTitle: (cells) => (cells.length === 1 ? `Take your parcel from cell ${cells[0]}` : `Take your parcels from cells ${cells.join(', ')}`),
+    returnsTitle: (cells) => (cells.length === 1 ? `Take the returns from cell ${cells[0]}` : `Take the returns from cells ${cells.join(', ')}`),
+    closeDoors: 'and close the doors',
+    busy: 'Opening the cell…',
+    wait: (t) => `Please wait ${t} before trying again`,
+    errors: {
+      wrong_code: 'Wrong code',
+      wait: 'Too many attempts',
+      code_expired: 'This code has expired',
+      session_expired: 'Your courier access has ended',
+      unknown_parcel: 'Parcel not found',
+      already_loaded: (e) => `This parcel is already in cell ${e.cellId}`,
+      not_loadable: 'This parcel cannot be loaded: it was cancelled or already handed out',
+      not_deliverable_yet: (e) => `This parcel cannot be loaded before ${formatDate(e.date)}`,
+      no_free_cell: 'No free cell fits this parcel',
+      door_fault: (e) => `The door of ${cellsText(e.cells)} did not open. Please tell support`,
+      nothing_to_collect: 'There are no returns for you',
+      nothing_to_pick_up: 'This order has already been collected',
+      internal: 'Something went wrong. Please try again',
+    },
+    cellsOf: (cells) => (cells.length === 1 ? `cell ${cells[0]}` : `cells ${cells.join(', ')}`),
+  },
+};
+
+let state = null;
+let lastRendered = '';
+let code = '';
+let barcode = '';
+
+const $ = (id) => document.getElementById(id);
+const t = () => TEXT[(state && state.lang) || 'ru'] || TEXT.ru;
+const cellsText = (cells) => t().cellsOf(cells);
+
+function formatDate(iso) {
+  const [y, m, d] = iso.split('-');
+  return state && state.lang === 'en' ? iso : `${d}.${m}.${y}`;
+}
+
+function formatWait(ms) {
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'onclick') node.addEventListener('click', v);
+    else if (k === 'class') node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
+  return node;
+}
+
+function button(label, action, cls = 'btn', extra = {}) {
+  return el('button', { class: cls, 'data-action': action, type: 'button', ...extra, onclick: () => send(action) }, label);
+}
+
+async function api(path, body) {
+  const res = await fetch(path, {
+    method: body === undefined && path === '/api/state' ? 'GET' : 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.json();
+}
+
+const ACTIONS = {
+  courier: () => api('/api/choose', { kind: 'courier' }),
+  customer: () => api('/api/choose', { kind: 'customer' }),
+  submit: () => api('/api/code', { kind: state.view.kind, code }),
+  scan: () => api('/api/scan', { barcode }),
+  returns: () => api('/api/returns'),
+  'does-not-fit': () => api('/api/does-not-fit'),
+  'cancel-load': () => api('/api/cancel-load'),
+  back: () => api('/api/back'),
+  home: () => api('/api/home'),
+};
+
+async function send(action) {
+  if (action === 'submit' && code.length === 0) return;
+  if (action === 'scan' && barcode.trim().length === 0) return;
+  $('busy').hidden = false;
+  $('busy-text').textContent = t().busy;
+  try {
+    const next = await ACTIONS[action]();
+    if (action === 'submit') code = '';
+    if (action === 'scan') barcode = '';
+    if (next && next.view) apply(next);
+  } finally {
+    $('busy').hidden = true;
+  }
+}
+
+function apply(next) {
+  const screenChanged = !state || state.view.screen !== next.view.screen;
+  if (screenChanged) {
+    code = '';
+    barcode = '';
+  }
+  state = next;
+  const key = JSON.stringify(next);
+  if (key !== lastRendered) {
+    lastRendered = key;
+    render();
+  }
+}
+
+function errorBox() {
+  const e = state.error;
+  if (!e) return null;
+  const text = t().errors[e.code];
+  const msg = typeof text === 'function' ? text(e) : text || e.code;
+  const wait = e.waitMs > 0 ? ` — ${t().wait(formatWait(e.waitMs))}` : '';
+  return el('div', { class: 'error', role: 'alert', 'data-error': e.code }, msg + wait);
+}
+
+function renderStart() {
+  return [
+    el('h1', {}, t().welcome),
+    el('h2', {}, t().chooseHint),
+    el('div', { class: 'row' }, button(t().customer, 'customer', 'btn huge'), button(t().courier, 'courier', 'btn huge secondary')),
+  ];
+}
+
+function renderCode() {
+  const kind = state.view.kind;
+  const display = el('div', { class: 'code-display', 'data-testid': 'code' }, code.replace(/./g, '•') || '\u00a0');
+  const wait = state.waitMs[kind];
+  const keys = ['1', '2', '3', '4', '5', '6', '7', '8', '9', 'del', '0', 'ok'].map((k) => {
+    if (k === 'del') return el('button', { class: 'del', type: 'button', 'data-key': 'del', onclick: () => { code = code.slice(0, -1); render(); } }, t().del);
+    if (k === 'ok') return el('button', { class: 'ok', type: 'button', 'data-action': 'submit', onclick: () => send('submit') }, t().ok);
+    return el('button', { type: 'button', 'data-key': k, onclick: () => { if (code.length < 16) code += k; render(); } }, k);
+  });
+  const side = el(
+    'div',
+    { class: 'side' },
+    el('h1', {}, kind === 'courier' ? t().codeCourier : t().codeCustomer),
+    display,
+    errorBox(),
+    wait > 0 && !state.error ? el('div', { class: 'error', 'data-error': 'wait' }, t().wait(formatWait(wait))) : null,
+    button(t().back, 'home', 'btn secondary'),
+  );
+  return [el('div', { class: 'split' }, side, el('div', { class: 'keypad' }, keys))];
+}
+
+function renderCourier() {
+  const n = state.view.notice;
+  const notice = n ? el('div', { class: 'notice', 'data-notice': n.kind }, n.kind === 'loaded' ? t().loaded(n.barcode, n.cellId) : t().returned(n.count)) : null;
+  const input = el('input', { id: 'barcode', name: 'barcode', autocomplete: 'off', placeholder: t().barcode, inputmode: 'text' });
+  input.value = barcode;
+  input.addEventListener('input', () => { barcode = input.value; });
+  input.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') send('scan'); });
+  setTimeout(() => input.focus(), 0);
+  return [
+    notice,
+    el('h1', {}, t().scanTitle),
+    el('h2', {}, t().scanHint),
+    el('div', { class: 'barcode' }, input, button(t().ok, 'scan', 'btn')),
+    el('div', { class: 'row' }, button(t().returns(state.returns), 'returns', 'btn secondary', state.returns > 0 ? {} : { disabled: '' }), button(t().logout, 'home', 'btn secondary')),
+  ];
+}
+
+function renderLoadOpen() {
+  const v = state.view;
+  const failed = v.failedCells.length > 0 ? el('div', { class: 'error', 'data-error': 'door_fault' }, t().failedInstead(v.failedCells, v.cellId)) : null;
+  const hint = v.aborted === 'bigger' ? t().takeOutBigger : v.aborted === 'cancel' ? t().takeOutCancel : t().putAndClose;
+  return [
+    failed,
+    el('div', { class: 'cell-badge', 'data-cell': String(v.cellId) }, String(v.cellId)),
+    el('h1', {}, t().cellOpen(v.cellId)),
+    el('div', { class: 'hint' }, hint),
+    el('div', { class: 'hint' }, v.barcode),
+    v.aborted === null ? el('div', { class: 'row' }, button(t().doesNotFit, 'does-not-fit', 'btn secondary'), button(t().cancel, 'cancel-load', 'btn secondary')) : null,
+  ];
+}
+
+function renderTakeOpen() {
+  const v = state.view;
+  return [
+    el('div', { class: 'cells' }, v.cells.map((c) => el('div', { class: 'cell-badge', 'data-cell': String(c) }, String(c)))),
+    el('h1', {}, v.kind === 'pickup' ? t().pickupTitle(v.cells) : t().returnsTitle(v.cells)),
+    el('div', { class: 'hint' }, t().closeDoors),
+    button(t().done, v.kind === 'pickup' ? 'home' : 'back', 'btn secondary'),
+  ];
+}
+
+const SCREENS = { start: renderStart, code: renderCode, courier: renderCourier, load_open: renderLoadOpen, take_open: renderTakeOpen };
+
+function renderHeader() {
+  $('brand').textContent = t().brand;
+  document.documentElement.lang = state.lang;
+  const langs = $('langs');
+  langs.replaceChildren(
+    ...state.languages.map((l) =>
+      el('button', { type: 'button', class: l === state.lang ? 'active' : '', 'data-lang': l, onclick: () => api('/api/lang', { lang: l }).then(apply) }, l.toUpperCase()),
+    ),
+  );
+}
+
+function render() {
+  if (!state) return;
+  renderHeader();
+  const screen = SCREENS[state.view.screen] || renderStart;
+  const body = screen();
+  $('app').replaceChildren(...[state.view.screen === 'code' ? null : errorBox(), ...body].filter(Boolean));
+  $('app').dataset.screen = state.view.screen;
+}
+
+async function poll() {
+  try {
+    apply(await api('/api/state'));
+  } catch {
+    // the agent restarts; keep polling
+  }
+  setTimeout(poll, 400);
+}
+
+poll();
