@@ -239,21 +239,56 @@ const migration0002: Migration = {
 };
 
 /**
- * The locker link's send cursor: what was published to the locker's current connection and
- * when the agent last made progress, so several cloud processes push each range once and
- * resend only after a timeout.
+ * The locker link's send cursor: what was published to the locker's current connection, when
+ * the agent last made progress, and which connection has said hello, so several cloud
+ * processes push each range once, only to a connection whose position is known, and resend
+ * only after a timeout.
  */
 const migration0003: Migration = {
   async up(db: Db) {
     await db.schema.alterTable('lockers').addColumn('sent_cseq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
     await db.schema.alterTable('lockers').addColumn('sent_at', 'bigint').execute();
+    await db.schema.alterTable('lockers').addColumn('hello_conn', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
   },
 };
+
+/**
+ * The storage clock and the locker's facts: the cseq of the order.upsert that revoked an order's
+ * pick-up code (6 -> 7 once the locker has applied it), and the locker's non-order facts kept for
+ * operators (door and board alarms, keypad, cell flags, conflicts between a fact and the intent).
+ */
+function migration0004(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Db) {
+      await db.schema.alterTable('orders').addColumn('revoke_cseq', 'bigint').execute();
+      await db.schema
+        .createTable('locker_alerts')
+        .addColumn('id', sql.raw(autoId), (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('dseq', 'bigint')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('severity', 'text', (c) => c.notNull())
+        .addColumn('cell_id', 'integer')
+        .addColumn('order_id', 'text')
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+        .addColumn('received_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('locker_alerts_locker_ix').on('locker_alerts').columns(['locker_id', 'id']).execute();
+    },
+  };
+}
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
-      return Promise.resolve({ '0001_initial': migration0001(engine), '0002_cloud_api': migration0002, '0003_sync_send_cursor': migration0003 });
+      return Promise.resolve({
+        '0001_initial': migration0001(engine),
+        '0002_cloud_api': migration0002,
+        '0003_sync_send_cursor': migration0003,
+        '0004_storage_clock_alerts': migration0004(engine),
+      });
     },
   };
 }

@@ -83,6 +83,8 @@ export interface LockersTable {
   sent_cseq: ColumnType<number, number | undefined, number>;
   /** Sync send cursor: when the agent last made progress (fresh send or advancing ack). */
   sent_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
+  /** Sync: connection counter of the last hello answered; commands are pushed only to that connection. */
+  hello_conn: ColumnType<number, number | undefined, number>;
   updated_at: Millis;
 }
 
@@ -127,6 +129,8 @@ export interface OrdersTable {
   pickup_code_hash: string | null;
   loaded_at: Millis | null;
   hold_until: Millis | null;
+  /** cseq of the order.upsert that revoked the pick-up code on entering 6; 6 -> 7 once the locker applied it. */
+  revoke_cseq: ColumnType<number | null, number | null | undefined, number | null>;
   state_changed_at: Millis;
   created_at: Millis;
   updated_at: Millis;
@@ -221,6 +225,25 @@ export interface NotificationsTable {
   failing_since: Millis | null;
 }
 
+/** Facts of a locker kept for operators: alarms, keypad, cell flags, facts that met a changed intent. */
+export interface LockerAlertsTable {
+  id: Generated<number>;
+  locker_id: number;
+  /** The event that raised it (null when the cloud raised it itself). */
+  dseq: number | null;
+  /** Event type ('door.alarm', ...) or a conflict kind ('fact.unknown_order', ...). */
+  kind: string;
+  /** 'info' | 'warning' */
+  severity: string;
+  cell_id: number | null;
+  order_id: string | null;
+  /** The fact's own fields, JSON; never personal data or codes. */
+  detail: JsonText;
+  /** When the locker saw it (locker clock). */
+  occurred_at: Millis;
+  received_at: Millis;
+}
+
 export interface Database {
   marketplaces: MarketplacesTable;
   api_keys: ApiKeysTable;
@@ -237,6 +260,7 @@ export interface Database {
   locker_commands: LockerCommandsTable;
   inbox_events: InboxEventsTable;
   notifications: NotificationsTable;
+  locker_alerts: LockerAlertsTable;
 }
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -249,3 +273,4 @@ export type MarketplaceRow = Selectable<MarketplacesTable>;
 export type PartnerRow = Selectable<PartnersTable>;
 export type CourierRow = Selectable<CouriersTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
+export type LockerAlertRow = Selectable<LockerAlertsTable>;
