@@ -1,0 +1,364 @@
+/**
+ * The cloud end of the locker link: answers hellos with replay or snapshot, applies event
+ * batches once each, tracks command acks and presence, and pushes new commands to online
+ * lockers (on OutboxSignals, on the agent's acks, and on a slow poll for commands other
+ * processes wrote or that were not acked in time). Behaviour is specified in
+ * docs/mqtt-interface.md; messages and topics in shared/src/protocol.ts and topics.ts.
+ */
+import type { Logger } from 'pino';
+import {
+  type DownMessage,
+  PROTOCOL_VERSION,
+  type Presence,
+  type UpMessage,
+  presenceSchema,
+  upMessageSchema,
+} from '../../../shared/src/protocol.js';
+import { parseLockerTopic, topics } from '../../../shared/src/topics.js';
+import type { Clock } from '../clock.js';
+import type { CloudDatabase } from '../db/database.js';
+import { lockerTransaction, transaction } from '../db/transaction.js';
+import type { OutboxSignals } from '../outbox/signals.js';
+import { withClaimedLocker } from './claim.js';
+import { CloudMqttClient, type MqttEndpoint } from './cloud-mqtt-client.js';
+import {
+  type DownPlan,
+  type SnapshotBuilder,
+  lockersWithPendingCommands,
+  planHelloReplay,
+  planPush,
+  recordCommandAck,
+  trimCommandLog,
+} from './down-stream.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { recordHello, recordPresence, touchLocker } from './presence.js';
+import { lockerSnapshotBuilder } from './snapshot.js';
+import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
+
+export type { ApplyEvent } from './up-stream.js';
+
+export interface LockerLinkOptions {
+  /** Commands per `commands` message. */
+  batchSize: number;
+  /** Commands published and not yet acked per locker. */
+  windowSize: number;
+  /** Without ack progress for this long, unacked commands are sent again. */
+  resendAfterMs: number;
+  /** Slow poll for commands written by other processes and for resends. */
+  pollIntervalMs: number;
+  /** Applied commands older than this are deleted from the log. */
+  logRetentionMs: number;
+  trimIntervalMs: number;
+  /** How long start() keeps trying to reach the broker. */
+  connectTimeoutMs: number;
+  reconnectPeriodMs: number;
+}
+
+export const DEFAULT_LINK_OPTIONS: LockerLinkOptions = {
+  batchSize: 50,
+  windowSize: 200,
+  resendAfterMs: 30_000,
+  pollIntervalMs: 10_000,
+  logRetentionMs: 7 * 24 * 3600_000,
+  trimIntervalMs: 3600_000,
+  connectTimeoutMs: 15_000,
+  reconnectPeriodMs: 2_000,
+};
+
+export interface LockerLinkDeps {
+  db: CloudDatabase;
+  signals: OutboxSignals;
+  clock: Clock;
+  logger: Logger;
+  mqtt: MqttEndpoint;
+  /** The domain's handling of one event, inside the event's transaction. */
+  applyEvent: ApplyEvent;
+  /** After the agent's applied_cseq advanced (outside any transaction). */
+  onCommandsApplied?: (lockerId: number, appliedCseq: number) => Promise<void> | void;
+  options?: Partial<LockerLinkOptions>;
+}
+
+const LOCKER_ID = /^[1-9]\d{0,9}$/;
+const MAX_LOCKER_ID = 2 ** 31 - 1;
+
+function lockerIdOf(text: string): number | null {
+  if (!LOCKER_ID.test(text)) return null;
+  const id = Number(text);
+  return id <= MAX_LOCKER_ID ? id : null;
+}
+
+export class LockerLink {
+  readonly #deps: LockerLinkDeps;
+  readonly #opts: LockerLinkOptions;
+  readonly #log: Logger;
+  readonly #buildSnapshot: SnapshotBuilder;
+  readonly #queue: KeyedQueue<number>;
+  #mqtt: CloudMqttClient | undefined;
+  #offSignals: (() => void) | undefined;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #trimTimer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #running = false;
+  #starting: Promise<void> | undefined;
+
+  constructor(deps: LockerLinkDeps) {
+    this.#deps = deps;
+    this.#opts = { ...DEFAULT_LINK_OPTIONS, ...deps.options };
+    this.#log = deps.logger;
+    this.#buildSnapshot = lockerSnapshotBuilder(deps.clock);
+    this.#queue = new KeyedQueue((lockerId, err) => this.#log.error({ err, lockerId }, 'locker link task failed'));
+  }
+
+  /** Connects, subscribes, and starts the poll and trim timers. Idempotent. */
+  start(): Promise<void> {
+    this.#starting ??= this.#start().catch(async (err: unknown) => {
+      this.#starting = undefined;
+      await this.#teardown();
+      throw err;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
+    this.#running = true;
+    this.#mqtt = new CloudMqttClient({
+      endpoint: this.#deps.mqtt,
+      logger: this.#log,
+      connectTimeoutMs: this.#opts.connectTimeoutMs,
+      reconnectPeriodMs: this.#opts.reconnectPeriodMs,
+      onMessage: (topic, payload, retained) => this.#onMessage(topic, payload, retained),
+      onReady: () => void this.pollOnce(),
+    });
+    this.#offSignals = this.#deps.signals.onCommands((lockerId) => void this.#queue.run(lockerId, () => this.#push(lockerId)));
+    await this.#mqtt.start();
+    this.#pollTimer = setInterval(() => {
+      if (!this.#polling) void this.pollOnce();
+    }, this.#opts.pollIntervalMs);
+    this.#trimTimer = setInterval(() => void this.trimOnce().catch((err: unknown) => this.#log.error({ err }, 'command log trim failed')), this.#opts.trimIntervalMs);
+  }
+
+  /** Disconnects and waits for the work in hand. Idempotent. */
+  async stop(): Promise<void> {
+    const starting = this.#starting;
+    if (!starting) return;
+    await starting.catch(() => undefined);
+    this.#starting = undefined;
+    await this.#teardown();
+  }
+
+  async #teardown(): Promise<void> {
+    this.#running = false;
+    clearInterval(this.#pollTimer);
+    clearInterval(this.#trimTimer);
+    this.#pollTimer = this.#trimTimer = undefined;
+    this.#offSignals?.();
+    this.#offSignals = undefined;
+    await this.#mqtt?.stop();
+    this.#mqtt = undefined;
+    await this.#polling;
+    await this.#queue.drain();
+  }
+
+  /**
+   * One round of the slow poll: pushes to every online locker whose agent has not acked all its
+   * commands (new commands from other processes, or a resend after `resendAfterMs`).
+   */
+  pollOnce(): Promise<void> {
+    const next = (this.#polling ?? Promise.resolve()).then(() => this.#poll());
+    const tracked = next.finally(() => {
+      if (this.#polling === tracked) this.#polling = undefined;
+    });
+    this.#polling = tracked;
+    return tracked;
+  }
+
+  async #poll(): Promise<void> {
+    if (!this.#running) return;
+    try {
+      const ids = await lockersWithPendingCommands(this.#deps.db.db);
+      await Promise.all(ids.map((id) => this.#queue.run(id, () => this.#push(id))));
+    } catch (err) {
+      this.#log.error({ err }, 'locker link poll failed');
+    }
+  }
+
+  /** Deletes applied commands older than the retention; returns how many. */
+  async trimOnce(): Promise<number> {
+    const olderThan = this.#deps.clock.now() - this.#opts.logRetentionMs;
+    const n = await transaction(this.#deps.db, (tx) => trimCommandLog(tx, olderThan));
+    if (n > 0) this.#log.info({ deleted: n }, 'trimmed applied commands from the log');
+    return n;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inbound
+  // -------------------------------------------------------------------------------------------
+
+  #onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    if (!this.#running) return;
+    const t = parseLockerTopic(topic);
+    const lockerId = t ? lockerIdOf(t.lockerId) : null;
+    if (!t || lockerId === null || t.kind === 'down') {
+      this.#log.warn({ topic }, 'message on an unexpected topic ignored');
+      return;
+    }
+    // A retained message on `up` is a stale copy, never a live message of the protocol.
+    if (t.kind === 'up' && retained) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString('utf8'));
+    } catch {
+      this.#log.warn({ lockerId, kind: t.kind }, 'message is not JSON; ignored');
+      return;
+    }
+    const version = (json as { v?: unknown } | null)?.v;
+    if (version !== PROTOCOL_VERSION) {
+      this.#log.warn({ lockerId, kind: t.kind, version }, 'unsupported protocol version; ignored');
+      return;
+    }
+    if (t.kind === 'presence') {
+      const parsed = presenceSchema.safeParse(json);
+      if (!parsed.success) return this.#invalid(lockerId, t.kind, parsed.error.issues.length);
+      void this.#queue.run(lockerId, () => this.#onPresence(lockerId, parsed.data));
+      return;
+    }
+    const parsed = upMessageSchema.safeParse(json);
+    if (!parsed.success) return this.#invalid(lockerId, t.kind, parsed.error.issues.length);
+    void this.#queue.run(lockerId, () => this.#onUp(lockerId, parsed.data));
+  }
+
+  #invalid(lockerId: number, kind: string, issues: number): void {
+    this.#log.warn({ lockerId, kind, issues }, 'message does not match the protocol schema; ignored');
+  }
+
+  async #onUp(lockerId: number, msg: UpMessage): Promise<void> {
+    switch (msg.type) {
+      case 'hello':
+        return this.#onHello(lockerId, msg);
+      case 'events':
+        return this.#onEvents(lockerId, msg.items);
+      case 'ack':
+        return this.#onCommandAck(lockerId, msg.appliedCseq);
+    }
+  }
+
+  async #onHello(lockerId: number, hello: Extract<UpMessage, { type: 'hello' }>): Promise<void> {
+    if (hello.lockerId !== String(lockerId)) {
+      this.#log.warn({ lockerId, claimed: hello.lockerId }, 'hello names another locker; ignored');
+      return;
+    }
+    const now = this.#deps.clock.now();
+    const out = await lockerTransaction(this.#deps.db, [lockerId], async (tx) => {
+      const up = await reconcileAgentAck(tx, lockerId, hello.ackedDseq);
+      if (!up) return null;
+      await recordPresence(tx, lockerId, hello.conn, true, now);
+      await recordHello(tx, lockerId, hello.conn);
+      await touchLocker(tx, lockerId, now);
+      const down = await planHelloReplay(tx, lockerId, hello.appliedCseq, now, this.#opts, this.#buildSnapshot);
+      return down ? { up, down } : null;
+    });
+    if (!out) {
+      this.#log.warn({ lockerId }, 'hello from a locker the cloud does not know; ignored');
+      return;
+    }
+    if (out.up.lost) {
+      this.#log.error({ lockerId, lost: out.up.lost }, 'locker reports events acknowledged that the cloud no longer has (restored database?); they are lost');
+    }
+    this.#log.info(
+      { lockerId, conn: hello.conn, appliedCseq: hello.appliedCseq, ackedDseq: out.up.ackedDseq, answer: describe(out.down.plan) },
+      'locker hello',
+    );
+    this.#sendPlan(lockerId, out.down.plan);
+    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: out.up.ackedDseq });
+    if (out.down.advancedTo !== null) await this.#deps.onCommandsApplied?.(lockerId, out.down.advancedTo);
+  }
+
+  async #onEvents(lockerId: number, items: Extract<UpMessage, { type: 'events' }>['items']): Promise<void> {
+    const result = await applyEvents(this.#deps.db, lockerId, items, this.#deps.clock.now(), this.#deps.applyEvent, (event, err) =>
+      this.#log.error({ err, lockerId, dseq: event.dseq, type: event.type }, 'applying a locker event failed; it will come again'),
+    );
+    if (!result) {
+      this.#log.warn({ lockerId }, 'events from a locker the cloud does not know; ignored');
+      return;
+    }
+    if (result.gapAt !== null) this.#log.info({ lockerId, gapAt: result.gapAt, ackedDseq: result.ackedDseq }, 'event gap; waiting for the resend');
+    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: result.ackedDseq });
+    if (result.applied > 0) {
+      this.#deps.signals.notificationsRecorded();
+      this.#deps.signals.commandsRecorded([lockerId, ...result.commandsFor]);
+    }
+  }
+
+  async #onCommandAck(lockerId: number, appliedCseq: number): Promise<void> {
+    const now = this.#deps.clock.now();
+    const advanced = await lockerTransaction(this.#deps.db, [lockerId], async (tx) => {
+      await touchLocker(tx, lockerId, now);
+      return recordCommandAck(tx, lockerId, appliedCseq, now);
+    });
+    if (advanced === null) return;
+    await this.#deps.onCommandsApplied?.(lockerId, advanced);
+    await this.#push(lockerId);
+  }
+
+  async #onPresence(lockerId: number, presence: Presence): Promise<void> {
+    const now = this.#deps.clock.now();
+    const changed = await transaction(this.#deps.db, (tx) => recordPresence(tx, lockerId, presence.conn, presence.online, now));
+    if (changed) this.#log.info({ lockerId, online: presence.online, conn: presence.conn }, 'locker presence');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Outbound
+  // -------------------------------------------------------------------------------------------
+
+  async #push(lockerId: number): Promise<void> {
+    if (!this.#running || !this.#mqtt?.ready) return;
+    const now = this.#deps.clock.now();
+    const plan = await withClaimedLocker(this.#deps.db, lockerId, async (tx) => {
+      const row = await tx.selectFrom('lockers').select(['online', 'presence_conn', 'hello_conn']).where('id', '=', lockerId).executeTakeFirst();
+      // Only to a connection that is up and has told its position.
+      if (!row?.online || row.hello_conn !== row.presence_conn) return { kind: 'none' } as const;
+      return planPush(tx, lockerId, now, this.#opts, this.#buildSnapshot);
+    });
+    if (plan && plan.kind !== 'none') {
+      this.#log.debug({ lockerId, push: describe(plan) }, 'pushing to locker');
+      this.#sendPlan(lockerId, plan);
+    }
+  }
+
+  #sendPlan(lockerId: number, plan: DownPlan): void {
+    if (plan.kind === 'snapshot') {
+      this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'snapshot', snapshot: plan.snapshot });
+    } else if (plan.kind === 'commands') {
+      for (const items of chunks(plan.commands, this.#opts.batchSize)) {
+        this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'commands', items });
+      }
+    }
+  }
+
+  #send(lockerId: number, msg: DownMessage): void {
+    if (!this.#mqtt?.publish(topics.down(String(lockerId)), JSON.stringify(msg))) {
+      this.#log.debug({ lockerId, type: msg.type }, 'not connected; left for the resend');
+    }
+  }
+}
+
+function describe(plan: DownPlan): string {
+  switch (plan.kind) {
+    case 'none':
+      return 'nothing to replay';
+    case 'commands':
+      return `commands ${plan.commands[0]?.cseq}..${plan.commands.at(-1)?.cseq}`;
+    case 'snapshot':
+      return `snapshot at ${plan.snapshot.cseq} (${plan.reason})`;
+  }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function createLockerLink(deps: LockerLinkDeps): LockerLink {
+  return new LockerLink(deps);
+}
