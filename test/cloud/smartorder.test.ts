@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ParcelState } from '../../shared/src/enums.js';
 import { commandBodySchema } from '../../shared/src/protocol.js';
 import { KEYS, orderBody } from './helpers/fleet-fixtures.js';
@@ -17,10 +17,11 @@ const withParcels = (id: string, dims: Record<string, number>[], extra: Record<s
 
 describe.each(testEngines())('order creation on %s', (engine) => {
   let tc: TestCloud;
-  beforeEach(async () => {
+  beforeAll(async () => {
     tc = await startTestCloud(engine);
   });
-  afterEach(async () => tc.stop());
+  afterAll(async () => tc.stop());
+  beforeEach(async () => tc.reset());
 
   const smart = (body: unknown, key: string = KEYS.shopA) => tc.call('PUT', SMART, { key, body });
   const plain = (body: unknown, key: string = KEYS.shopA) => tc.call('PUT', PLAIN, { key, body });

@@ -72,3 +72,19 @@ export async function expireToAwaitingReturn(tc: TestCloud, marketplaceId: strin
     await recordChange(tx, { at: now, commands: [upsertCommand(updated, await loadParcels(tx, order.id))] });
   });
 }
+
+/** The customer took every loaded parcel: the order is Client received (2). */
+export async function receiveByCustomer(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+  const order = await orderOf(tc, marketplaceId, externalId);
+  const now = tc.clock.now();
+  await lockerTransaction(tc.db, [order.locker_id], async (tx) => {
+    await tx.updateTable('parcels').set({ state: ParcelState.Received, updated_at: now }).where('order_id', '=', order.id).where('state', '=', ParcelState.Loaded).execute();
+    await tx
+      .updateTable('orders')
+      .set({ state: OrderState.ClientReceived, pickup_code_hash: null, state_changed_at: now, updated_at: now })
+      .where('id', '=', order.id)
+      .execute();
+    const updated = await tx.selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
+    await recordChange(tx, { at: now, commands: [upsertCommand(updated, await loadParcels(tx, order.id))] });
+  });
+}

@@ -10,6 +10,7 @@ import { startCloud, type RunningCloud } from '../../../cloud/src/cloud.js';
 import { loadConfig, type CloudConfigInput } from '../../../cloud/src/config.js';
 import type { Engine } from '../../../cloud/src/db/database.js';
 import type { FleetInput } from '../../../cloud/src/fleet/fleet-schema.js';
+import type { RandomSource } from '../../../cloud/src/random.js';
 import { type TestDatabase, openTestDatabase } from '../../helpers/cloud-db.js';
 import { testFleet } from './fleet-fixtures.js';
 import { ManualClock } from './manual-clock.js';
@@ -37,6 +38,8 @@ export interface TestCloud {
   fleetPath: string;
   call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
   writeFleet(fleet: FleetInput): void;
+  /** Back to a freshly provisioned fleet: no orders, couriers, commands or notifications. */
+  reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export const DEFAULT_NOW = '2030-03-04T09:00:00Z'; // Monday, 12:00 in Moscow
 
 export async function startTestCloud(
   engine: Engine,
-  opts: { fleet?: FleetInput; now?: string; config?: CloudConfigInput } = {},
+  opts: { fleet?: FleetInput; now?: string; config?: CloudConfigInput; random?: RandomSource } = {},
 ): Promise<TestCloud> {
   const db = await openTestDatabase(engine);
   const dir = mkdtempSync(join(tmpdir(), 'cloud-fleet-'));
@@ -55,7 +58,7 @@ export async function startTestCloud(
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', fleetFile: fleetPath, logLevel: 'silent', ...opts.config });
   let cloud: RunningCloud;
   try {
-    cloud = await startCloud(config, { database: db, clock });
+    cloud = await startCloud(config, { database: db, clock, ...(opts.random ? { random: opts.random } : {}) });
   } catch (err) {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -87,6 +90,16 @@ export async function startTestCloud(
     fleetPath,
     call,
     writeFleet,
+    async reset() {
+      const { db: kdb } = db;
+      for (const table of ['parcels', 'orders', 'notifications', 'locker_commands', 'inbox_events', 'route_sheet_lockers', 'route_sheets', 'couriers', 'cells'] as const) {
+        await kdb.deleteFrom(table).execute();
+      }
+      await kdb.updateTable('lockers').set({ next_cseq: 1 }).execute();
+      clock.set(opts.now ?? DEFAULT_NOW);
+      writeFleet(opts.fleet ?? testFleet());
+      await cloud.reloadFleet();
+    },
     async stop() {
       await cloud.stop();
       await db.close();
