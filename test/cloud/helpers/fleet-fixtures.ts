@@ -133,3 +133,11 @@ export function orderBody(externalId: string, overrides: Record<string, unknown>
     ...overrides,
   };
 }
+
+/** A valid courier-with-route body for partner courier-co (lockers 1 and 2). */
+export function routeBody(courier: Record<string, unknown> = {}, route: Record<string, unknown> = {}) {
+  return {
+    courier: { externalId: 'courier-1', email: 'Ivan@Example.ru', inn: '7701234567', phone: '+79990000001', ...courier },
+    route: { carNumber: 'А123ВС77', date: '2030-03-04', externalId: 'route-1', postamatIds: [1, 2], ...route },
+  };
+}
