@@ -1,0 +1,92 @@
+/**
+ * A private Mosquitto for ACL tests, started from deploy/mosquitto's own files: the config with
+ * only the listener, file paths and persistence directory rewritten, the ACL file as it is, and
+ * a password file made by deploy/mosquitto/passwords.sh (mosquitto_passwd) on a free port.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEPLOY = fileURLToPath(new URL('../../deploy/mosquitto/', import.meta.url));
+
+export interface PrivateMosquitto {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`mosquitto exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`mosquitto did not listen on ${port}`);
+}
+
+/** Rewrites the deployment config for a throwaway broker; every other setting stays as shipped. */
+export function testConfig(deployConf: string, dir: string, port: number): string {
+  const replaced = new Map<string, string>([
+    ['listener', `listener ${port} 127.0.0.1`],
+    ['password_file', `password_file ${join(dir, 'passwd')}`],
+    ['acl_file', `acl_file ${join(dir, 'acl')}`],
+    ['persistence_location', `persistence_location ${join(dir, 'data')}/`],
+  ]);
+  const lines = deployConf.split('\n').map((line) => {
+    const key = line.trim().split(/\s+/)[0] ?? '';
+    return replaced.get(key) ?? line;
+  });
+  // As root, Mosquitto would switch to the mosquitto user, which cannot read the temp files.
+  if (process.getuid?.() === 0) lines.push('user root');
+  return lines.join('\n');
+}
+
+/** `users`: username -> password (lockers by id, cloud process users as named in the ACL). */
+export async function startPrivateMosquitto(users: Record<string, string>): Promise<PrivateMosquitto> {
+  const dir = mkdtempSync(join(tmpdir(), 'mosquitto-'));
+  mkdirSync(join(dir, 'data'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'secrets'), Object.entries(users).map(([u, p]) => `${u}:${p}\n`).join(''), { mode: 0o600 });
+  execFileSync(join(DEPLOY, 'passwords.sh'), ['passwd', join(dir, 'secrets'), join(dir, 'passwd')]);
+  copyFileSync(join(DEPLOY, 'acl'), join(dir, 'acl'));
+  writeFileSync(join(dir, 'mosquitto.conf'), testConfig(readFileSync(join(DEPLOY, 'mosquitto.conf'), 'utf8'), dir, port));
+  const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    await waitForPort(port, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${(err as Error).message}: ${stderr}`);
+  }
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) {
+        await new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
