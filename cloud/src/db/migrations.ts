@@ -253,15 +253,22 @@ const migration0003: Migration = {
 };
 
 /**
- * The storage clock and the locker's facts: the cseq of the order.upsert that revoked an order's
- * pick-up code (6 -> 7 once the locker has applied it), and the locker's non-order facts kept for
+ * The storage clock and the locker's facts: per order in Return initiated, the cseq of the
+ * order.upsert that revoked its pick-up code (6 -> 7 once the locker has applied it), in a table
+ * of its own so the order rows keep their shape; and the locker's non-order facts kept for
  * operators (door and board alarms, keypad, cell flags, conflicts between a fact and the intent).
  */
 function migration0004(engine: Engine): Migration {
   const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
   return {
     async up(db: Db) {
-      await db.schema.alterTable('orders').addColumn('revoke_cseq', 'bigint').execute();
+      await db.schema
+        .createTable('order_revocations')
+        .addColumn('order_id', 'text', (c) => c.primaryKey())
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('revoke_cseq', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
       await db.schema
         .createTable('locker_alerts')
         .addColumn('id', sql.raw(autoId), (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))

@@ -129,8 +129,6 @@ export interface OrdersTable {
   pickup_code_hash: string | null;
   loaded_at: Millis | null;
   hold_until: Millis | null;
-  /** cseq of the order.upsert that revoked the pick-up code on entering 6; 6 -> 7 once the locker applied it. */
-  revoke_cseq: ColumnType<number | null, number | null | undefined, number | null>;
   state_changed_at: Millis;
   created_at: Millis;
   updated_at: Millis;
@@ -225,6 +223,17 @@ export interface NotificationsTable {
   failing_since: Millis | null;
 }
 
+/**
+ * An order in Return initiated (6): the cseq of the order.upsert that revoked its pick-up code.
+ * The order moves on to 7 once the locker's applied_cseq reaches it (or after at most 15 minutes).
+ */
+export interface OrderRevocationsTable {
+  order_id: string;
+  locker_id: number;
+  revoke_cseq: number;
+  created_at: Millis;
+}
+
 /** Facts of a locker kept for operators: alarms, keypad, cell flags, facts that met a changed intent. */
 export interface LockerAlertsTable {
   id: Generated<number>;
@@ -260,6 +269,7 @@ export interface Database {
   locker_commands: LockerCommandsTable;
   inbox_events: InboxEventsTable;
   notifications: NotificationsTable;
+  order_revocations: OrderRevocationsTable;
   locker_alerts: LockerAlertsTable;
 }
 
