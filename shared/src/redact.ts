@@ -19,7 +19,8 @@ export const REDACT_PATHS: string[] = [
 ];
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
-const PHONE = /\+?\d[\d\s()-]{9,}\d/g;
+/** Russian numbers written +7 / 8 with optional separators, and any +<10-14 digits>; not digit runs inside paths or ids. */
+const PHONE = /(?<![\w/.-])(?:(?:\+7|8)[\s(-]*\d{3}[\s)-]*\d{3}[\s-]*\d{2}[\s-]*\d{2}|\+\d{10,14})(?!\d)/g;
 /** Six to eight digits standing alone: the length of pick-up and access codes. */
 const CODE = /(?<![\d.:-])\d{6,8}(?![\d.:-])/g;
 
