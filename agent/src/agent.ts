@@ -5,7 +5,9 @@
  */
 import pino, { type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
+import type { Snapshot } from '../../shared/src/protocol.js';
 import { systemClock, type Clock } from './clock.js';
+import { applySnapshot } from './commands/index.js';
 import type { AgentConfig } from './config.js';
 import { createLockHardware, createScanner, type LockHardware, type ScannerReader } from './hw/index.js';
 import { Locker } from './locker/locker.js';
@@ -19,6 +21,11 @@ export interface AgentDeps {
   hardware?: LockHardware;
   /** Defaults to the reader for `config.scanner`, if any. */
   scanner?: ScannerReader | null;
+  /**
+   * Intent to start from when there is no cloud link (a demo, a locker run against the simulator):
+   * applied like a snapshot from the cloud, so an older one than the store has is ignored.
+   */
+  snapshot?: Snapshot;
 }
 
 export interface RunningAgent {
@@ -38,6 +45,10 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? pino(loggerOptions('agent'));
   const store = openStore(config.dbPath, clock);
+  if (deps.snapshot) {
+    const r = applySnapshot(store, deps.snapshot);
+    logger.info({ status: r.status, appliedCseq: r.appliedCseq }, 'start-up snapshot');
+  }
   const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }));
   const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
   const locker = new Locker(store, hardware, clock, logger, config);

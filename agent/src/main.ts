@@ -1,14 +1,41 @@
-/** `npm run agent -- --config agent.json` (or AGENT_CONFIG): runs one locker's agent until SIGINT/SIGTERM. */
+/**
+ * `npm run agent -- --config agent.json [--snapshot intent.json]` (or AGENT_CONFIG): runs one
+ * locker's agent until SIGINT/SIGTERM. `--snapshot` seeds the cloud's intent (layout, orders,
+ * grants) for a locker run without the cloud, e.g. against the simulator.
+ */
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
+import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { startAgent } from './agent.js';
 import { ConfigError, loadAgentConfig } from './config.js';
 
+function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
+  const i = argv.indexOf('--snapshot');
+  if (i < 0) return undefined;
+  const path = argv[i + 1];
+  if (!path) throw new ConfigError('--snapshot needs a file');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`cannot read snapshot ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parsed = snapshotSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid snapshot ${path}:\n  ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
 async function main(): Promise<void> {
   const logger = pino(loggerOptions('agent'));
   let config;
+  let snapshot: Snapshot | undefined;
   try {
-    config = loadAgentConfig(process.argv.slice(2), process.env);
+    const argv = process.argv.slice(2);
+    config = loadAgentConfig(argv, process.env);
+    snapshot = loadSnapshot(argv);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -16,7 +43,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const agent = await startAgent(config, { logger });
+  const agent = await startAgent(config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'stopping');
