@@ -43,8 +43,8 @@ export interface RunningCloud {
   readonly deps: ServiceDeps;
   /** Loads the fleet file again (operator endpoint and SIGHUP). */
   reloadFleet(): Promise<ProvisionReport>;
-  /** Releases expired reservations now (the sweeper also does it periodically). */
-  sweepReservations(): Promise<void>;
+  /** The periodic release of reservations not loaded in time: run it now, or wait for a run. */
+  readonly reservations: { sweep(): Promise<void>; settled(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -101,7 +101,7 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       server,
       deps: serviceDeps,
       reloadFleet,
-      sweepReservations: () => sweeper.sweep(),
+      reservations: { sweep: () => sweeper.sweep(), settled: () => sweeper.settled() },
       stop: () => (stopping ??= unwind()),
     };
   } catch (err) {

@@ -96,6 +96,11 @@ export class ReservationSweeper {
     return this.#running;
   }
 
+  /** Resolves when no sweep is running (the one in flight, if any, has finished). */
+  async settled(): Promise<void> {
+    await this.#running;
+  }
+
   #tick(): void {
     void this.sweep();
   }

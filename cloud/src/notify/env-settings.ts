@@ -1,0 +1,28 @@
+/**
+ * Settings of a background part from one zod schema: defaults from the schema, values from the
+ * environment variable named for each key, then explicit overrides. A bad value throws a
+ * ConfigError naming the variable, so the process stops at start.
+ */
+import type { z } from 'zod';
+import { ConfigError } from '../config.js';
+
+export function settingsFromEnv<S extends z.ZodObject>(
+  schema: S,
+  envNames: Partial<Record<keyof z.input<S>, string>>,
+  env: Record<string, string | undefined>,
+  overrides: Partial<z.input<S>> = {},
+): z.output<S> {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(envNames) as [string, string][]) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = schema.safeParse({ ...raw, ...overrides });
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((issue) => {
+    const key = String(issue.path[0] ?? '');
+    const name = (envNames as Record<string, string | undefined>)[key];
+    return `${name && key in raw && !(key in overrides) ? name : issue.path.join('.')}: ${issue.message}`;
+  });
+  throw new ConfigError(`invalid settings:\n${lines.join('\n')}`);
+}
