@@ -141,5 +141,5 @@ describe('agent killed in the middle of a load', () => {
       expect(eventBodies(store).at(-1)).toEqual({ type: 'parcel.loaded', orderId: 'o1', barcode: 'B1', cellId: 1, grantId: 'g1' });
       checkConsistency(store);
     });
-  });
+  }, 90_000);
 });

@@ -8,6 +8,8 @@ import type { Sqlite } from './database.js';
 import type { Meta } from './meta.js';
 
 export class Outbox {
+  private readonly listeners = new Set<() => void>();
+
   constructor(
     private readonly db: Sqlite,
     private readonly meta: Meta,
@@ -18,7 +20,16 @@ export class Outbox {
   emit(body: EventBody): number {
     const parsed = eventBodySchema.parse(body);
     const info = this.db.prepare('insert into outbox (at, body) values (?, ?)').run(this.clock.now(), JSON.stringify(parsed));
+    // After the current synchronous transaction has finished: a reader then sees the row committed
+    // (or finds nothing new if it rolled back).
+    if (this.listeners.size > 0) setImmediate(() => this.listeners.forEach((fn) => fn()));
     return Number(info.lastInsertRowid);
+  }
+
+  /** Calls `fn` soon after events are appended (the locker link publishes at once); returns an unsubscribe. */
+  onAppend(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   /** Events with dseq above `dseq`, oldest first. */
