@@ -172,11 +172,14 @@ export function loadAgentConfig(argv: readonly string[], env: NodeJS.ProcessEnv)
   const i = argv.indexOf('--config');
   const path = i >= 0 ? argv[i + 1] : env.AGENT_CONFIG;
   if (!path) throw new ConfigError('no config file: pass --config PATH or set AGENT_CONFIG');
-  let raw: unknown;
+  return parseAgentConfig(readJsonFile(path, 'config'), env);
+}
+
+/** A JSON file's content; a file that is missing or not JSON is a ConfigError naming it. */
+export function readJsonFile(path: string, what: string): unknown {
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`cannot read config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`cannot read ${what} ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return parseAgentConfig(raw, env);
 }

@@ -3,25 +3,18 @@
  * locker's agent until SIGINT/SIGTERM. `--snapshot` seeds the cloud's intent (layout, orders,
  * grants) for a locker run without the cloud, e.g. against the simulator.
  */
-import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { startAgent } from './agent.js';
-import { ConfigError, loadAgentConfig } from './config.js';
+import { ConfigError, loadAgentConfig, readJsonFile } from './config.js';
 
 function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
   const i = argv.indexOf('--snapshot');
   if (i < 0) return undefined;
   const path = argv[i + 1];
   if (!path) throw new ConfigError('--snapshot needs a file');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`cannot read snapshot ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const parsed = snapshotSchema.safeParse(raw);
+  const parsed = snapshotSchema.safeParse(readJsonFile(path, 'snapshot'));
   if (!parsed.success) {
     throw new ConfigError(`invalid snapshot ${path}:\n  ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('\n  ')}`);
   }

@@ -35,20 +35,7 @@ export class CellOperations {
   async openForLoad(cell: Cell, ref: ParcelRef & { grantId: string }): Promise<OpenOutcome> {
     const { store } = this;
     const id = store.tx(() => store.journal.begin({ kind: 'load', cellId: cell.id, detail: ref }, this.clock.now()));
-    const r = await this.pulse(cell);
-    if (r.ok) {
-      this.doors.noteConfirmedOpen(cell.id);
-      store.tx(() => {
-        store.journal.setStage(id, 'open');
-        store.cells.markDoorExpected(cell.id, this.clock.now());
-      });
-      return { ok: true };
-    }
-    store.tx(() => {
-      store.journal.finish(id);
-      if (r.reason === 'jammed') this.raiseFlag(cell.id, 'faulty', 'door_jammed');
-    });
-    return { ok: false, reason: r.reason };
+    return this.open(cell, id, () => store.journal.setStage(id, 'open'));
   }
 
   /** Opens a cell to hand its parcels out: to the customer (grantId null) or to a courier as returns. */
@@ -60,12 +47,23 @@ export class CellOperations {
         this.clock.now(),
       ),
     );
+    return this.open(cell, id, () => {
+      this.recordTaken(cell.id, parcels, grantId);
+      store.journal.finish(id);
+    });
+  }
+
+  /**
+   * Pulses the cell open for the journal row `id`. Confirmed open: `onOpen` runs in the transaction
+   * that marks the door as opened by us. Not opened: the row ends, and a jammed door flags the cell.
+   */
+  private async open(cell: Cell, id: number, onOpen: () => void): Promise<OpenOutcome> {
+    const { store } = this;
     const r = await this.pulse(cell);
     if (r.ok) {
       this.doors.noteConfirmedOpen(cell.id);
       store.tx(() => {
-        this.recordTaken(cell.id, parcels, grantId);
-        store.journal.finish(id);
+        onOpen();
         store.cells.markDoorExpected(cell.id, this.clock.now());
       });
       return { ok: true };
