@@ -60,6 +60,22 @@ export function linkScenarios(open: () => Promise<LinkWorld>): void {
     await l.end();
   });
 
+  it('picks up commands another process wrote on the next poll', async () => {
+    const { id } = await w.addLocker();
+    const l = await w.connect(id, 1);
+    const since = l.mark();
+    await l.hello(0, 0, 1);
+    await l.events([codeAttempt(1)]);
+    await l.waitAck(since, 1);
+    await w.writeCommands(id, 2, false);
+    await l.barrier(1);
+    expect(l.commandsSince(since)).toEqual([]);
+    await link.pollOnce();
+    await l.waitCommand(since, 2);
+    expect(l.commandsSince(since)).toEqual([1, 2]);
+    await l.end();
+  });
+
   it('keeps at most a window of unacked commands out and sends more as acks come', async () => {
     const { id } = await w.addLocker();
     await w.writeCommands(id, 7);
