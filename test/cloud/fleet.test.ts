@@ -66,7 +66,8 @@ describe.each(testEngines())('fleet provisioning and the operator API on %s', (e
     const first = await commandsFor(tc, 1);
     expect(first).toHaveLength(1);
     expect(first[0]).toMatchObject({ type: 'locker.config', config: { lockerId: '1', timezone: 'Europe/Moscow', depth: 500 } });
-    const config = first[0]!.type === 'locker.config' ? first[0].config : undefined;
+    const only = first[0]!;
+    const config = only.type === 'locker.config' ? only.config : undefined;
     expect(config?.cells[4]).toEqual({ id: 5, width: 400, height: 100, bus: 'main', board: 0, lock: 5, flags: ['dirty'] });
 
     expect((await tc.cloud.reloadFleet()).configChanged).toEqual([]);

@@ -61,7 +61,7 @@ describe.each(testEngines())('locker operations on %s', (engine) => {
 
   describe('available', () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read loosely
-    const list = async (query = '', key: string = KEYS.shopA) => (await tc.call('GET', `${AVAILABLE}${query}`, { key })).body.postamats as Record<string, any>[];
+    const list = async (query = '', key: string = KEYS.shopA) => (await tc.call('GET', `${AVAILABLE}${query}`, { key })).body.postamats as any[];
 
     it('lists active lockers the marketplace may use, filtered by scanner', async () => {
       expect((await list()).map((p) => p.id)).toEqual([1, 2, 3]);
