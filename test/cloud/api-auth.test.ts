@@ -103,4 +103,10 @@ describe.each(testEngines())('authentication and tenancy on %s', (engine) => {
     expect(res.status).toBe(404);
     expect(res.body.resultCode).toBe(3);
   });
+
+  it('answers an internal failure with 500 and code 2 (last: it breaks the database)', async () => {
+    await tc.db.db.schema.dropTable('parcels').execute();
+    const res = await tc.call('PUT', '/api/v4/auth/delivery/smartorder/create', { key: KEYS.shopA, body: orderBody('BROKEN-1') });
+    expect(res).toEqual({ status: 500, body: { message: 'Внутренняя ошибка сервера', resultCode: 2 } });
+  });
 });
