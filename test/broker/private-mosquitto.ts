@@ -69,7 +69,7 @@ export async function startPrivateMosquitto(users: Record<string, string>): Prom
   writeFileSync(join(dir, 'mosquitto.conf'), testConfig(readFileSync(join(DEPLOY, 'mosquitto.conf'), 'utf8'), dir, port));
   const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {
     await waitForPort(port, child);
   } catch (err) {
