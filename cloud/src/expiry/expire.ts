@@ -1,0 +1,105 @@
+/**
+ * The two moves of the storage clock, each order in its own locker transaction and re-checked
+ * under the lock, so several cloud processes (or a tick racing an extension or a pickup) never
+ * move an order twice:
+ * - Courier loaded (3) whose holdUntil has passed -> Return initiated (6), code revoked at once;
+ * - Return initiated (6) -> Awaiting return (7) once the locker applied the revocation, or after
+ *   the confirmation timeout (at most 15 minutes), with order-status 7 per parcel in the locker.
+ */
+import type { Logger } from 'pino';
+import { OrderState } from '../../../shared/src/enums.js';
+import type { Clock } from '../clock.js';
+import type { CloudDatabase } from '../db/database.js';
+import { lockerTransaction } from '../db/transaction.js';
+import { loadParcels } from '../orders/order-store.js';
+import type { OutboxSignals } from '../outbox/signals.js';
+import { saveOrderChange } from './order-change.js';
+import { awaitReturn, initiateReturn, revocationCseq } from './return-flow.js';
+
+export interface ExpiryDeps {
+  cdb: CloudDatabase;
+  clock: Clock;
+  signals: OutboxSignals;
+  logger: Logger;
+}
+
+/** Orders handled per run; the next run takes the rest. */
+const BATCH = 500;
+
+/** 3 -> 6 for every order whose storage has ended; returns how many moved. */
+export async function expireStorage(deps: ExpiryDeps): Promise<number> {
+  const { cdb, clock } = deps;
+  const now = clock.now();
+  const due = await cdb.db
+    .selectFrom('orders')
+    .select(['id', 'locker_id'])
+    .where('state', '=', OrderState.CourierLoaded)
+    .where('hold_until', '<=', now)
+    .orderBy('hold_until')
+    .limit(BATCH)
+    .execute();
+  const lockers: number[] = [];
+  for (const c of due) {
+    const moved = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
+      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+      if (!order || order.state !== OrderState.CourierLoaded || order.hold_until === null || order.hold_until > now) return false;
+      const parcels = await loadParcels(tx, order.id);
+      const step = initiateReturn(order, parcels, now);
+      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, at: now });
+      return true;
+    });
+    if (moved) {
+      lockers.push(c.locker_id);
+      deps.logger.info({ orderId: c.id, lockerId: c.locker_id }, 'storage expired; return initiated');
+    }
+  }
+  if (lockers.length > 0) deps.signals.commandsRecorded(lockers);
+  return lockers.length;
+}
+
+/** 6 -> 7 where confirmed or timed out (only `lockerId`'s orders when given); returns how many moved. */
+export async function completeReturns(deps: ExpiryDeps, confirmMs: number, lockerId?: number): Promise<number> {
+  const { cdb, clock } = deps;
+  const now = clock.now();
+  let query = cdb.db
+    .selectFrom('orders')
+    .innerJoin('lockers', 'lockers.id', 'orders.locker_id')
+    .leftJoin('order_revocations', 'order_revocations.order_id', 'orders.id')
+    .select(['orders.id', 'orders.locker_id'])
+    .where('orders.state', '=', OrderState.ReturnInitiated)
+    .where((eb) =>
+      eb.or([
+        eb('orders.state_changed_at', '<=', now - confirmMs),
+        eb('order_revocations.revoke_cseq', 'is', null),
+        eb('order_revocations.revoke_cseq', '<=', eb.ref('lockers.applied_cseq')),
+      ]),
+    )
+    .orderBy('orders.state_changed_at')
+    .limit(BATCH);
+  if (lockerId !== undefined) query = query.where('orders.locker_id', '=', lockerId);
+  const candidates = await query.execute();
+  const lockers: number[] = [];
+  for (const c of candidates) {
+    const reason = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
+      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+      if (!order || order.state !== OrderState.ReturnInitiated) return null;
+      const cseq = await revocationCseq(tx, order);
+      const locker = await tx.selectFrom('lockers').select(['applied_cseq', 'timezone']).where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const confirmed = locker.applied_cseq >= cseq;
+      if (!confirmed && now < order.state_changed_at + confirmMs) return null;
+      const parcels = await loadParcels(tx, order.id);
+      const step = awaitReturn(order, parcels, now, locker.timezone);
+      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, notifications: step.notifications, at: now });
+      return confirmed ? 'confirmed' : 'timeout';
+    });
+    if (reason) {
+      lockers.push(c.locker_id);
+      deps.logger.info({ orderId: c.id, lockerId: c.locker_id, reason }, 'awaiting return');
+    }
+  }
+  if (lockers.length > 0) {
+    deps.signals.commandsRecorded(lockers);
+    deps.signals.notificationsRecorded();
+  }
+  return lockers.length;
+}

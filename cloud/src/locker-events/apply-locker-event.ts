@@ -1,0 +1,49 @@
+/**
+ * The cloud's reaction to one physical fact of a locker, inside the transaction in which the
+ * locker link records the event in its inbox (the link's `ApplyEvent`). The link makes each event
+ * arrive once; the handlers also tolerate facts that repeat a state. A fact is never rejected:
+ * it changes the orders and cells it concerns, or, where it fits no intent, is kept for operators
+ * (locker_alerts) and the marketplace is told what it can be told.
+ */
+import type { LockerEvent } from '../../../shared/src/protocol.js';
+import type { Tx } from '../db/transaction.js';
+import type { ApplyEvent } from '../sync/up-stream.js';
+import { recordAlert } from './alerts.js';
+import { applyCellFlags } from './cell-facts.js';
+import type { EventContext, LockerEventDeps } from './context.js';
+import { applyParcelLoaded } from './parcel-loaded.js';
+import { applyParcelTaken } from './parcel-taken.js';
+
+export type { LockerEventDeps } from './context.js';
+
+async function dispatch(ctx: EventContext): Promise<void> {
+  const { event } = ctx;
+  switch (event.type) {
+    case 'parcel.loaded':
+      return applyParcelLoaded({ ...ctx, event });
+    case 'parcel.received':
+    case 'parcel.returned':
+      return applyParcelTaken({ ...ctx, event });
+    case 'cell.flags':
+      return applyCellFlags({ ...ctx, event });
+    case 'door.alarm':
+      return recordAlert(ctx, { kind: event.type, severity: event.kind === 'closed' ? 'info' : 'warning', cellId: event.cellId, detail: { kind: event.kind } });
+    case 'board.state':
+      return recordAlert(ctx, { kind: event.type, severity: event.online ? 'info' : 'warning', detail: { bus: event.bus, board: event.board, online: event.online } });
+    case 'code.attempt':
+      return recordAlert(ctx, { kind: event.type, severity: 'info', detail: { kind: event.kind, ok: event.ok } });
+    case 'keypad.alarm':
+      return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { kind: event.kind, failuresToday: event.failuresToday } });
+  }
+}
+
+/** The locker link's ApplyEvent for the domain: `applyLockerEvent(tx, lockerId, event)`. */
+export function createLockerEventApplier(deps: LockerEventDeps): ApplyEvent {
+  const log = deps.logger.child({ part: 'locker-events' });
+  return async function applyLockerEvent(tx: Tx, lockerId: number, event: LockerEvent) {
+    const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
+    const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set() };
+    await dispatch(ctx);
+    return ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : undefined;
+  };
+}

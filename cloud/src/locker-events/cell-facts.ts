@@ -1,0 +1,49 @@
+/**
+ * Cells in the cloud follow what the locker finds. A `cell.flags` event adds the flags the locker
+ * raised to the cell (allocation then avoids it) and echoes the result back as a `cell.flags`
+ * command: the agent keeps a flag it raised as its own until the cloud's list carries it, after
+ * which an operator clearing it (operator API) clears it at the locker too. A `recovered` report
+ * clears only what a locker raises itself (faulty, needs inventory); dirty and blocked stay with
+ * the operator.
+ */
+import { CELL_FLAGS, CellFlag } from '../../../shared/src/enums.js';
+import { cellFlags, flagColumns } from '../lockers/cells.js';
+import { recordChange } from '../outbox/record-change.js';
+import { recordAlert } from './alerts.js';
+import type { EventContext, EventOf } from './context.js';
+
+const RAISED_BY_LOCKER: readonly CellFlag[] = [CellFlag.Faulty, CellFlag.NeedsInventory];
+
+async function setFlags(ctx: EventContext, cellId: number, flags: CellFlag[]): Promise<void> {
+  await ctx.tx.updateTable('cells').set({ ...flagColumns(flags), updated_at: ctx.now }).where('locker_id', '=', ctx.locker.id).where('id', '=', cellId).execute();
+  await recordChange(ctx.tx, { at: ctx.now, commands: [{ lockerId: ctx.locker.id, body: { type: 'cell.flags', cellId, flags } }] });
+}
+
+export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): Promise<void> {
+  const { event } = ctx;
+  const cell = await ctx.tx.selectFrom('cells').selectAll().where('locker_id', '=', ctx.locker.id).where('id', '=', event.cellId).executeTakeFirst();
+  if (!cell) {
+    await recordAlert(ctx, { kind: 'fact.unknown_cell', severity: 'warning', cellId: event.cellId, detail: { type: event.type, flags: event.flags, reason: event.reason } });
+    return;
+  }
+  const before = cellFlags(cell);
+  const keep = (f: CellFlag): boolean => before.includes(f) && (event.reason !== 'recovered' || !RAISED_BY_LOCKER.includes(f));
+  const after = CELL_FLAGS.filter((f) => event.flags.includes(f) || keep(f));
+  await setFlags(ctx, event.cellId, after);
+  await recordAlert(ctx, {
+    kind: event.type,
+    severity: event.reason === 'recovered' ? 'info' : 'warning',
+    cellId: event.cellId,
+    detail: { reason: event.reason, reported: event.flags, flags: after },
+  });
+}
+
+/**
+ * Something the cloud cannot place is in the cell (a parcel of an unknown order, or of an order
+ * at another locker): the cell needs an inventory before anything is allocated into it.
+ */
+export async function raiseNeedsInventory(ctx: EventContext, cellId: number): Promise<void> {
+  const cell = await ctx.tx.selectFrom('cells').selectAll().where('locker_id', '=', ctx.locker.id).where('id', '=', cellId).executeTakeFirst();
+  if (!cell || cell.needs_inventory) return;
+  await setFlags(ctx, cellId, CELL_FLAGS.filter((f) => f === CellFlag.NeedsInventory || cellFlags(cell).includes(f)));
+}

@@ -1,0 +1,29 @@
+/** What every handler of a locker fact gets: the event's transaction, the locker row and the deps. */
+import type { Logger } from 'pino';
+import type { LockerEvent } from '../../../shared/src/protocol.js';
+import type { AllocationOptions } from '../allocation/options.js';
+import type { Clock } from '../clock.js';
+import type { LockerRow } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+import type { RandomSource } from '../random.js';
+
+export interface LockerEventDeps {
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+  config: { pickupCodeLength: number; allocation: AllocationOptions };
+}
+
+export interface EventContext<E extends LockerEvent = LockerEvent> {
+  tx: Tx;
+  locker: LockerRow;
+  event: E;
+  /** Cloud time of applying the fact (state changes); the fact's own time is `event.at`. */
+  now: number;
+  deps: LockerEventDeps;
+  log: Logger;
+  /** Other lockers that got commands (pushed at once by the link). */
+  commandsFor: Set<number>;
+}
+
+export type EventOf<T extends LockerEvent['type']> = Extract<LockerEvent, { type: T }>;

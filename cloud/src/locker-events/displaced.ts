@@ -1,0 +1,64 @@
+/**
+ * "Loads the locker decides" (DESIGN.md): the locker may put a parcel into a cell the cloud had
+ * meanwhile reserved for another order. The fact wins; the other order's reservation in that cell
+ * is allocated again among the free cells, or released when nothing fits (the order stays New and
+ * its courier's load takes any fitting free cell). A cell that already held another order's
+ * parcel is a conflict between two facts that only an inventory can settle: it is reported.
+ */
+import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import type { ParcelRow } from '../db/schema.js';
+import { saveOrderChange } from '../expiry/order-change.js';
+import { loadLockerView } from '../lockers/occupancy.js';
+import { loadParcels } from '../orders/order-store.js';
+import { allocateParcels } from '../orders/reserve.js';
+import { recordAlert } from './alerts.js';
+import type { EventContext } from './context.js';
+
+export async function relocateDisplacedReservations(ctx: EventContext, loadedOrderId: string, cellId: number): Promise<void> {
+  const { tx, locker, now } = ctx;
+  const others = await tx
+    .selectFrom('parcels')
+    .innerJoin('orders', 'orders.id', 'parcels.order_id')
+    .select(['orders.id as order_id', 'parcels.barcode', 'parcels.state'])
+    .where('orders.locker_id', '=', locker.id)
+    .where('parcels.cell_id', '=', cellId)
+    .where('parcels.order_id', '!=', loadedOrderId)
+    .where('parcels.state', 'in', [ParcelState.Pending, ParcelState.Loaded, ParcelState.AwaitingReturn])
+    .where('orders.state', 'not in', [OrderState.ClientReceived, OrderState.CourierPickedUp, OrderState.Cancelled])
+    .orderBy('orders.created_at')
+    .execute();
+
+  for (const o of others.filter((r) => r.state !== ParcelState.Pending)) {
+    await recordAlert(ctx, {
+      kind: 'fact.cell_conflict',
+      severity: 'warning',
+      cellId,
+      orderId: o.order_id,
+      detail: { barcode: o.barcode, loadedOrderId, note: 'the cloud had another parcel in this cell' },
+    });
+  }
+
+  const reservedFor = [...new Set(others.filter((r) => r.state === ParcelState.Pending).map((r) => r.order_id))];
+  for (const orderId of reservedFor) {
+    const order = await tx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+    const parcels = await loadParcels(tx, orderId);
+    const displaced = parcels.filter((p) => p.state === ParcelState.Pending && p.cell_id === cellId);
+    // The view already holds the loaded parcel in `cellId`, and the order's other reservations stay put.
+    const view = await loadLockerView(tx, locker);
+    const allocation = allocateParcels(view, order.marketplace_id, displaced, ctx.deps.config.allocation);
+    const cellOf = new Map(allocation.cells.flatMap((c) => c.barcodes.map((b) => [b, c.cellId] as const)));
+    const changed: ParcelRow[] = [];
+    for (const p of displaced) {
+      Object.assign(p, { cell_id: cellOf.get(p.barcode) ?? null, updated_at: now });
+      changed.push(p);
+    }
+    await saveOrderChange(tx, { before: order, order: { ...order, updated_at: now }, parcels, changed, at: now });
+    await recordAlert(ctx, {
+      kind: 'reservation.displaced',
+      severity: 'info',
+      cellId,
+      orderId,
+      detail: { loadedOrderId, moved: changed.filter((p) => p.cell_id !== null).map((p) => ({ barcode: p.barcode, cellId: p.cell_id })), released: changed.filter((p) => p.cell_id === null).map((p) => p.barcode) },
+    });
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * `parcel.loaded`: a courier put the parcel into the reported cell. The fact always wins; what it
+ * does depends on what the cloud expected (docs/decisions.md, "Storage clock and notifications"):
+ * - a pending parcel of a New order -> loaded; order-status 3; the last remaining position in
+ *   makes the order Courier loaded (pick-up code, deadline);
+ * - a parcel the order no longer expects (position cancelled meanwhile, order cancelled, storage
+ *   expired, parcel already handed out, or a barcode the order does not have) -> in the locker
+ *   awaiting return; order-status 3 still tells where it is; an order with nothing else for the
+ *   customer goes to Return initiated (6), and one already in 7 sends order-status 7 for it too;
+ * - the same parcel reported again in the same cell changes nothing; in another cell it moves;
+ * - an order unknown to the cloud: the cell is flagged for inventory and operators are alerted;
+ * - an order now meant for another locker: moved back here when nothing of it is in a locker yet,
+ *   otherwise the cell is flagged for inventory, operators alerted and the marketplace told.
+ * Whatever reservation another order had on the cell is allocated again (displaced.ts).
+ */
+import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import type { OrderRow, ParcelRow } from '../db/schema.js';
+import { orderStatusNotification } from '../notify/order-status.js';
+import { loadParcels } from '../orders/order-store.js';
+import { recordChange } from '../outbox/record-change.js';
+import { recordAlert } from './alerts.js';
+import { raiseNeedsInventory } from './cell-facts.js';
+import type { EventContext, EventOf } from './context.js';
+import { relocateDisplacedReservations } from './displaced.js';
+import { orderWork, saveOrderWork, setParcel, settleOrder, type OrderWork } from './order-work.js';
+
+type LoadedEvent = EventOf<'parcel.loaded'>;
+
+async function parcelOfUnknownPlace(ctx: EventContext<LoadedEvent>, kind: string, order: OrderRow | undefined): Promise<void> {
+  const { event, locker } = ctx;
+  await recordAlert(ctx, { kind, severity: 'warning', cellId: event.cellId, orderId: order?.id ?? event.orderId, detail: { barcode: event.barcode } });
+  await raiseNeedsInventory(ctx, event.cellId);
+  if (order) {
+    const place = { lockerId: locker.id, cellId: event.cellId };
+    await recordChange(ctx.tx, {
+      at: ctx.now,
+      notifications: [orderStatusNotification(order, event.barcode, OrderState.CourierLoaded, event.at, locker.timezone, place)],
+    });
+  }
+}
+
+/** A New order of which nothing is in a locker yet comes back to the locker that has its parcel. */
+function moveHere(ctx: EventContext<LoadedEvent>, work: OrderWork): boolean {
+  const { order, parcels } = work;
+  const inLocker = parcels.some((p) => p.state === ParcelState.Loaded || p.state === ParcelState.AwaitingReturn);
+  if (order.state !== OrderState.New || inLocker) return false;
+  const from = order.locker_id;
+  work.order = { ...order, locker_id: ctx.locker.id };
+  for (const p of parcels) if (p.state === ParcelState.Pending && p.cell_id !== null) setParcel(work, p, { cell_id: null }, ctx.now);
+  work.commands.push({ lockerId: from, body: { type: 'order.remove', orderId: order.id } });
+  return true;
+}
+
+async function strayParcel(ctx: EventContext<LoadedEvent>, work: OrderWork): Promise<ParcelRow> {
+  const { event } = ctx;
+  const row: ParcelRow = {
+    order_id: work.order.id,
+    barcode: event.barcode,
+    position: Math.max(-1, ...work.parcels.map((p) => p.position)) + 1,
+    additional_barcodes: '[]',
+    length: null,
+    width: null,
+    height: null,
+    state: ParcelState.AwaitingReturn,
+    cell_id: event.cellId,
+    loaded_at: event.at,
+    updated_at: ctx.now,
+  };
+  await ctx.tx.insertInto('parcels').values(row).execute();
+  work.parcels.push(row);
+  await recordAlert(ctx, { kind: 'fact.unknown_parcel', severity: 'warning', cellId: event.cellId, orderId: work.order.id, detail: { barcode: event.barcode } });
+  return row;
+}
+
+export async function applyParcelLoaded(ctx: EventContext<LoadedEvent>): Promise<void> {
+  const { tx, event, locker, now } = ctx;
+  const cell = await tx.selectFrom('cells').select('id').where('locker_id', '=', locker.id).where('id', '=', event.cellId).executeTakeFirst();
+  if (!cell) await recordAlert(ctx, { kind: 'fact.unknown_cell', severity: 'warning', cellId: event.cellId, orderId: event.orderId, detail: { type: event.type, barcode: event.barcode } });
+
+  const order = await tx.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
+  if (!order) return parcelOfUnknownPlace(ctx, 'fact.unknown_order', undefined);
+  const work = orderWork(order, await loadParcels(tx, order.id));
+  if (order.locker_id !== locker.id) {
+    if (!moveHere(ctx, work)) return parcelOfUnknownPlace(ctx, 'fact.other_locker', order);
+    await recordAlert(ctx, { kind: 'fact.order_moved_back', severity: 'info', cellId: event.cellId, orderId: order.id, detail: { barcode: event.barcode, from: order.locker_id } });
+  }
+
+  const place = { lockerId: locker.id, cellId: event.cellId };
+  const known = work.parcels.find((p) => p.barcode === event.barcode);
+  const parcel = known ?? (await strayParcel(ctx, work));
+  let unexpected = !known;
+  if (known) {
+    switch (known.state as ParcelState) {
+      case ParcelState.Pending: {
+        unexpected = work.order.state !== OrderState.New;
+        setParcel(work, known, { state: unexpected ? ParcelState.AwaitingReturn : ParcelState.Loaded, cell_id: event.cellId, loaded_at: event.at }, now);
+        break;
+      }
+      case ParcelState.Loaded:
+      case ParcelState.AwaitingReturn:
+        if (known.cell_id === event.cellId) {
+          ctx.log.debug({ lockerId: locker.id, dseq: event.dseq, orderId: order.id, cellId: event.cellId }, 'parcel already loaded in this cell');
+          return;
+        }
+        setParcel(work, known, { cell_id: event.cellId }, now);
+        break;
+      case ParcelState.Cancelled:
+      case ParcelState.Received:
+      case ParcelState.Returned:
+        unexpected = true;
+        await recordAlert(ctx, { kind: 'fact.unexpected_load', severity: 'info', cellId: event.cellId, orderId: order.id, detail: { barcode: event.barcode, parcelState: known.state, orderState: order.state } });
+        setParcel(work, known, { state: ParcelState.AwaitingReturn, cell_id: event.cellId, loaded_at: event.at }, now);
+        break;
+    }
+  }
+  work.notifications.push(orderStatusNotification(work.order, parcel.barcode, OrderState.CourierLoaded, event.at, locker.timezone, place));
+  if (unexpected && work.order.state === OrderState.AwaitingReturn) {
+    work.notifications.push(orderStatusNotification(work.order, parcel.barcode, OrderState.AwaitingReturn, now, locker.timezone));
+  }
+  await settleOrder(ctx, work, 'loaded');
+  await saveOrderWork(ctx, work);
+  await relocateDisplacedReservations(ctx, order.id, event.cellId);
+}
