@@ -1,0 +1,153 @@
+/**
+ * Delivers the notifications outbox to the marketplaces' receivers (DESIGN.md, "Notifications").
+ * Wakes on OutboxSignals.onNotifications, when the next retry falls due, and on a slow poll for
+ * rows other processes wrote. Up to `concurrency` attempts run at once, each for a different
+ * order (only an order's head is claimable). Nothing is ever deleted: a failed attempt is retried
+ * after `retrySeconds`; an undelivered notification older than `failingAfterSeconds` is marked
+ * failing (listed for operators, still retried every `failingRetrySeconds`).
+ * Logs name the notification (id, uid, kind, order) and the outcome, never the body.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { CloudDatabase } from '../db/database.js';
+import type { NotificationRow } from '../db/schema.js';
+import type { OutboxSignals } from '../outbox/signals.js';
+import { claimDue, nextDueAt, recordDelivered, recordFailed, type FailurePolicy } from './outbox-queue.js';
+import { ReceiverClient } from './receiver-client.js';
+import { loadNotifySettings, type NotifySettings } from './settings.js';
+
+export interface DispatcherDeps {
+  cdb: CloudDatabase;
+  clock: Clock;
+  signals: OutboxSignals;
+  logger: Logger;
+}
+
+/** Shortest sleep between looking for due rows, so a clock at odds with the rows cannot spin. */
+const MIN_SLEEP_MS = 100;
+
+export class NotificationDispatcher {
+  readonly name = 'notification-dispatcher';
+  readonly #deps: DispatcherDeps;
+  readonly #settings: NotifySettings;
+  readonly #policy: FailurePolicy;
+  readonly #log: Logger;
+  #client: ReceiverClient | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #draining: Promise<void> | undefined;
+  #again = false;
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(deps: DispatcherDeps, settings: NotifySettings) {
+    this.#deps = deps;
+    this.#settings = settings;
+    this.#policy = {
+      retryMs: settings.retrySeconds * 1000,
+      failingAfterMs: settings.failingAfterSeconds * 1000,
+      failingRetryMs: settings.failingRetrySeconds * 1000,
+    };
+    this.#log = deps.logger.child({ part: 'notifications' });
+  }
+
+  start(): Promise<void> {
+    if (this.#client) return Promise.resolve();
+    this.#client = new ReceiverClient({ timeoutMs: this.#settings.timeoutSeconds * 1000, allowPlainHttp: this.#settings.allowPlainHttp, clock: this.#deps.clock });
+    this.#unsubscribe = this.#deps.signals.onNotifications(() => this.wake());
+    this.wake();
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = undefined;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    clearTimeout(this.#timer);
+    await this.idle();
+    await client.close();
+  }
+
+  /** Look for due notifications now. */
+  wake(): void {
+    if (!this.#client) return;
+    if (this.#draining) {
+      this.#again = true;
+      return;
+    }
+    this.#draining = this.#drain()
+      .catch((err: unknown) => {
+        this.#log.error({ err }, 'notification dispatch failed; retrying at the next poll');
+        this.#sleep(this.#settings.pollSeconds * 1000);
+      })
+      .finally(() => {
+        this.#draining = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves once no look-up and no attempt is running (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#draining || this.#inFlight.size > 0) {
+      await this.#draining;
+      await Promise.all([...this.#inFlight]);
+    }
+  }
+
+  async #drain(): Promise<void> {
+    const { cdb, clock } = this.#deps;
+    while (this.#client) {
+      const free = this.#settings.concurrency - this.#inFlight.size;
+      if (free <= 0) return; // a finishing attempt wakes us
+      const rows = await claimDue(cdb, clock.now(), free, this.#settings.leaseSeconds * 1000);
+      if (rows.length === 0) break;
+      for (const row of rows) this.#attempt(row);
+    }
+    if (!this.#client) return;
+    const due = await nextDueAt(cdb);
+    const poll = this.#settings.pollSeconds * 1000;
+    this.#sleep(due === null ? poll : Math.min(poll, Math.max(MIN_SLEEP_MS, due - clock.now())));
+  }
+
+  #sleep(ms: number): void {
+    clearTimeout(this.#timer);
+    if (!this.#client) return;
+    this.#timer = setTimeout(() => this.wake(), ms);
+    this.#timer.unref();
+  }
+
+  #attempt(row: NotificationRow): void {
+    const client = this.#client!;
+    const attempt = this.#deliver(client, row)
+      .catch((err: unknown) => this.#log.error({ err, id: row.id }, 'recording a notification attempt failed; it is retried when its lease ends'))
+      .finally(() => {
+        this.#inFlight.delete(attempt);
+        this.wake();
+      });
+    this.#inFlight.add(attempt);
+  }
+
+  async #deliver(client: ReceiverClient, row: NotificationRow): Promise<void> {
+    const { cdb, clock } = this.#deps;
+    const marketplace = await cdb.db.selectFrom('marketplaces').selectAll().where('id', '=', row.marketplace_id).executeTakeFirst();
+    const outcome = marketplace ? await client.send(row, marketplace) : ({ ok: false, status: null, error: 'unknown marketplace' } as const);
+    const now = clock.now();
+    const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.order_id, marketplaceId: row.marketplace_id, attempts: row.attempts };
+    if (outcome.ok) {
+      if (await recordDelivered(cdb, row, now)) this.#log.info(about, 'notification delivered');
+      return;
+    }
+    const { failingNow } = await recordFailed(cdb, row, now, outcome, this.#policy);
+    const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
+    if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');
+    else this.#log.warn(fields, 'notification not delivered; will retry');
+  }
+}
+
+export function createNotificationDispatcher(deps: DispatcherDeps, settings: NotifySettings = loadNotifySettings()): NotificationDispatcher {
+  return new NotificationDispatcher(deps, settings);
+}
