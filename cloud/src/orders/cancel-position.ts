@@ -47,7 +47,8 @@ function cancelledParcel(parcel: ParcelRow): Pick<ParcelRow, 'state' | 'cell_id'
 
 export async function cancelPosition(deps: ServiceDeps, marketplace: MarketplaceRow, req: CancelPositionRequest): Promise<OrderAck> {
   const { cdb, clock } = deps;
-  for (;;) {
+  // The order's locker may change under us (a concurrent update moving it); then read again.
+  for (let attempt = 1; ; attempt++) {
     const seen = await findOrder(cdb.db, marketplace.id, req.extId);
     if (!seen) throw notFound();
     const outcome = await lockerTransaction(cdb, [seen.locker_id], async (tx) => {
@@ -96,7 +97,10 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
       await recordChange(tx, { at: now, commands: [upsertCommand(updated, parcels)], notifications });
       return { answer: { externalId: order.external_id, state: updated.state }, lockerId: order.locker_id, notified: notifications.length > 0 };
     });
-    if (outcome === 'moved') continue;
+    if (outcome === 'moved') {
+      if (attempt >= 3) throw new Error(`order ${seen.id} kept moving between lockers`);
+      continue;
+    }
     deps.signals.commandsRecorded([outcome.lockerId]);
     if (outcome.notified) deps.signals.notificationsRecorded();
     return outcome.answer;

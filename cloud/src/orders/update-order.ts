@@ -45,7 +45,7 @@ export async function updateOrder(deps: ServiceDeps, marketplace: MarketplaceRow
     const seen = await findOrder(deps.cdb.db, marketplace.id, req.externalId);
     if (!seen) throw notFound();
     const result = await tryUpdate(deps, marketplace, req, seen);
-    if (result !== 'moved' ) return result;
+    if (result !== 'moved') return result;
     if (attempt >= MAX_ATTEMPTS) throw new Error(`order ${seen.id} kept moving between lockers`);
   }
 }

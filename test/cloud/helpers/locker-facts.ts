@@ -57,15 +57,15 @@ export async function loadIntoLocker(
   });
 }
 
-/** Storage ran out and the locker confirmed: the order is Awaiting return (7), its parcels await a courier. */
-export async function expireToAwaitingReturn(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+/** Every loaded parcel of the order moves to `parcelState`, the order to `orderState` (pick-up code gone). */
+async function settleLoaded(tc: TestCloud, marketplaceId: string, externalId: string, parcelState: ParcelState, orderState: OrderState): Promise<void> {
   const order = await orderOf(tc, marketplaceId, externalId);
   const now = tc.clock.now();
   await lockerTransaction(tc.db, [order.locker_id], async (tx) => {
-    await tx.updateTable('parcels').set({ state: ParcelState.AwaitingReturn, updated_at: now }).where('order_id', '=', order.id).where('state', '=', ParcelState.Loaded).execute();
+    await tx.updateTable('parcels').set({ state: parcelState, updated_at: now }).where('order_id', '=', order.id).where('state', '=', ParcelState.Loaded).execute();
     await tx
       .updateTable('orders')
-      .set({ state: OrderState.AwaitingReturn, pickup_code_hash: null, state_changed_at: now, updated_at: now })
+      .set({ state: orderState, pickup_code_hash: null, state_changed_at: now, updated_at: now })
       .where('id', '=', order.id)
       .execute();
     const updated = await tx.selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
@@ -73,18 +73,12 @@ export async function expireToAwaitingReturn(tc: TestCloud, marketplaceId: strin
   });
 }
 
+/** Storage ran out and the locker confirmed: the order is Awaiting return (7), its parcels await a courier. */
+export function expireToAwaitingReturn(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+  return settleLoaded(tc, marketplaceId, externalId, ParcelState.AwaitingReturn, OrderState.AwaitingReturn);
+}
+
 /** The customer took every loaded parcel: the order is Client received (2). */
-export async function receiveByCustomer(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
-  const order = await orderOf(tc, marketplaceId, externalId);
-  const now = tc.clock.now();
-  await lockerTransaction(tc.db, [order.locker_id], async (tx) => {
-    await tx.updateTable('parcels').set({ state: ParcelState.Received, updated_at: now }).where('order_id', '=', order.id).where('state', '=', ParcelState.Loaded).execute();
-    await tx
-      .updateTable('orders')
-      .set({ state: OrderState.ClientReceived, pickup_code_hash: null, state_changed_at: now, updated_at: now })
-      .where('id', '=', order.id)
-      .execute();
-    const updated = await tx.selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
-    await recordChange(tx, { at: now, commands: [upsertCommand(updated, await loadParcels(tx, order.id))] });
-  });
+export function receiveByCustomer(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+  return settleLoaded(tc, marketplaceId, externalId, ParcelState.Received, OrderState.ClientReceived);
 }
