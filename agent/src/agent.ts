@@ -1,7 +1,7 @@
 /**
- * Composition root of the locker agent: store, hardware, locker flows and screen, started in that
- * order and stopped in reverse. Each part is a start/stop pair, so the locker link to the cloud
- * joins as one more part.
+ * Composition root of the locker agent: store, hardware, locker flows, the locker link to the
+ * cloud (when `mqtt` is configured) and screen, started in that order and stopped in reverse. Each
+ * part is a start/stop pair.
  */
 import pino, { type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
@@ -13,6 +13,7 @@ import { createLockHardware, createScanner, type LockHardware, type ScannerReade
 import { Locker } from './locker/locker.js';
 import { ScreenServer } from './screen/server.js';
 import { openStore, type LockerStore } from './store/index.js';
+import { AgentLink, type LinkHooks, type Timers } from './sync/index.js';
 
 export interface AgentDeps {
   clock?: Clock;
@@ -26,12 +27,16 @@ export interface AgentDeps {
    * applied like a snapshot from the cloud, so an older one than the store has is ignored.
    */
   snapshot?: Snapshot;
+  /** Observation and fault-injection points of the locker link, and the timer of its resends. */
+  link?: { hooks?: LinkHooks; timers?: Timers };
 }
 
 export interface RunningAgent {
   screenUrl: string;
   store: LockerStore;
   locker: Locker;
+  /** The locker link; null without `mqtt` in the config. */
+  link: AgentLink | null;
   stop(): Promise<void>;
 }
 
@@ -53,6 +58,9 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
   const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
   const locker = new Locker(store, hardware, clock, logger, config);
   const screen = new ScreenServer(locker.kiosk, config.screen, logger);
+  const link = config.mqtt
+    ? new AgentLink({ lockerId: config.lockerId, ...config.mqtt }, { store, clock, logger: logger.child({ part: 'link' }), ...deps.link })
+    : null;
   const onScan = (barcode: string): void => void locker.kiosk.scan(barcode);
 
   const parts: Part[] = [
@@ -73,6 +81,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
         ]
       : []),
     { name: 'locker', start: () => locker.start(), stop: () => locker.stop() },
+    ...(link ? [{ name: 'link', start: () => link.start(), stop: () => link.stop() }] : []),
     { name: 'screen', start: () => screen.start(), stop: () => screen.stop() },
   ];
 
@@ -103,6 +112,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     screenUrl,
     store,
     locker,
+    link,
     stop: () => (stopping ??= stopAll()),
   };
 }

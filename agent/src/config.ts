@@ -23,6 +23,17 @@ export const agentConfigSchema = z
       .object({
         url: z.string().regex(/^mqtts?:\/\/|^wss?:\/\//, 'expected mqtt://, mqtts://, ws:// or wss://'),
         password: z.string().min(1),
+        /** MQTT keep-alive, s: a silent broker is noticed within 1.5 times this. */
+        keepaliveSec: z.number().int().min(5).max(600).default(30),
+        /** First wait before connecting again, ms; doubles (with jitter) up to reconnectMaxMs. */
+        reconnectMinMs: z.number().int().min(10).max(60_000).default(1_000),
+        reconnectMaxMs: z.number().int().min(10).max(3_600_000).default(60_000),
+        /** Events not acked this long after sending (or the last ack progress) are sent again, ms. */
+        resendAfterMs: z.number().int().min(100).max(600_000).default(20_000),
+        /** Events per `events` message. */
+        batchSize: z.number().int().min(1).max(500).default(50),
+        /** Events sent and not yet acked at most. */
+        windowSize: z.number().int().min(1).max(10_000).default(200),
       })
       .optional(),
     /** The locker's SQLite file (WAL, synchronous=FULL). */
@@ -67,6 +78,9 @@ export const agentConfigSchema = z
       if (names.has(b.name)) ctx.addIssue({ code: 'custom', path: ['buses', i, 'name'], message: `bus name ${b.name} appears twice` });
       names.add(b.name);
     });
+    if (c.mqtt && c.mqtt.reconnectMaxMs < c.mqtt.reconnectMinMs) {
+      ctx.addIssue({ code: 'custom', path: ['mqtt', 'reconnectMaxMs'], message: 'must not be below mqtt.reconnectMinMs' });
+    }
     if (!c.screen.languages.includes(c.screen.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['screen', 'defaultLanguage'], message: 'must be one of screen.languages' });
     }

@@ -91,6 +91,13 @@ export class LockerStore {
     });
   }
 
+  /** Moves the counter up to at least `conn` (a number the broker's retained presence shows in use). */
+  raiseConnectionCounter(conn: number): void {
+    this.tx(() => {
+      if (this.meta.getNumber('connection_counter') < conn) this.meta.setNumber('connection_counter', conn);
+    });
+  }
+
   // --- locker settings ---------------------------------------------------------------------------
 
   settings(): LockerSettings | null {

@@ -1,0 +1,248 @@
+/**
+ * The agent's end of the locker link (docs/mqtt-interface.md): connects as the locker, keeps
+ * presence with a connection counter, says hello on every connect, applies the cloud's commands
+ * and snapshots in order and acks them, and sends the outbox's events until the cloud acks them.
+ *
+ * The store is the only truth: appliedCseq, the outbox and the cloud's ack are in SQLite, so a
+ * lost message, a dropped connection or a restart costs a resend, never a fact or a command. The
+ * locker's flows never wait for the link: start() returns at once and the link connects (and
+ * reconnects, with back-off) on its own.
+ */
+import type { Logger } from 'pino';
+import {
+  PROTOCOL_VERSION,
+  downMessageSchema,
+  presenceSchema,
+  type DownMessage,
+  type LockerEvent,
+  type UpMessage,
+} from '../../../shared/src/protocol.js';
+import { topics } from '../../../shared/src/topics.js';
+import type { Clock } from '../clock.js';
+import type { LockerStore } from '../store/index.js';
+import { DownStream } from './down-stream.js';
+import type { LinkHooks } from './hooks.js';
+import { MqttConnection } from './mqtt-connection.js';
+import { systemTimers, type Timers } from './timers.js';
+import { UpStream } from './up-stream.js';
+
+export interface AgentLinkSettings {
+  lockerId: string;
+  url: string;
+  password: string;
+  keepaliveSec: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  resendAfterMs: number;
+  batchSize: number;
+  windowSize: number;
+}
+
+export interface AgentLinkDeps {
+  store: LockerStore;
+  clock: Clock;
+  logger: Logger;
+  /** Timer of the resend of unacked events (tests move it by hand); reconnects use real time. */
+  timers?: Timers;
+  /** Jitter of the reconnect back-off. */
+  random?: () => number;
+  hooks?: LinkHooks;
+}
+
+export class AgentLink {
+  readonly #store: LockerStore;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #hooks: LinkHooks;
+  readonly #topics: { up: string; down: string; presence: string };
+  readonly #lockerId: string;
+  readonly #mqtt: MqttConnection;
+  readonly #up: UpStream;
+  readonly #down: DownStream;
+  #conn = 0;
+  #running = false;
+  #offAppend: (() => void) | undefined;
+
+  constructor(settings: AgentLinkSettings, deps: AgentLinkDeps) {
+    const id = settings.lockerId;
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#log = deps.logger;
+    this.#hooks = deps.hooks ?? {};
+    this.#lockerId = id;
+    this.#topics = { up: topics.up(id), down: topics.down(id), presence: topics.presence(id) };
+    this.#down = new DownStream(deps.store, deps.logger, this.#hooks);
+    this.#up = new UpStream(deps.store, deps.clock, deps.timers ?? systemTimers, settings, (items) => this.#sendEvents(items), deps.logger);
+    this.#mqtt = new MqttConnection(
+      {
+        url: settings.url,
+        clientId: id,
+        password: settings.password,
+        keepaliveSec: settings.keepaliveSec,
+        reconnectMinMs: settings.reconnectMinMs,
+        reconnectMaxMs: settings.reconnectMaxMs,
+        // Its own presence too: after a lost store the retained one shows which counter to go above.
+        subscriptions: [this.#topics.down, this.#topics.presence],
+      },
+      {
+        willFor: () => this.#nextConnection(),
+        onReady: () => this.#onReady(),
+        onMessage: (topic, payload, retained) => this.#onMessage(topic, payload, retained),
+        onLost: () => this.#up.lost(),
+      },
+      deps.logger,
+      systemTimers,
+      deps.random ?? Math.random,
+    );
+  }
+
+  /** Connected, subscribed and hello sent. */
+  get connected(): boolean {
+    return this.#mqtt.ready;
+  }
+
+  /** The connection counter of the current (or last) connection. */
+  get conn(): number {
+    return this.#conn;
+  }
+
+  /** Begins connecting; never waits for the broker. Idempotent. */
+  start(): Promise<void> {
+    if (this.#running) return Promise.resolve();
+    this.#running = true;
+    this.#offAppend = this.#store.outbox.onAppend(() => this.#guard('sending events', () => this.#up.pump()));
+    this.#mqtt.start();
+    return Promise.resolve();
+  }
+
+  /** Says offline (retained) while connected, disconnects, and stops reconnecting. Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.#offAppend?.();
+    this.#offAppend = undefined;
+    this.#up.stop();
+    await this.#mqtt.stop({ topic: this.#topics.presence, payload: this.#presence(false) });
+  }
+
+  // --- connection ------------------------------------------------------------------------------
+
+  /** Every attempt gets a new counter: a will the broker may publish late then names an old one. */
+  #nextConnection(): { topic: string; payload: string } {
+    this.#conn = this.#store.nextConnectionCounter();
+    return { topic: this.#topics.presence, payload: this.#presence(false) };
+  }
+
+  #presence(online: boolean): string {
+    return JSON.stringify({ v: PROTOCOL_VERSION, online, conn: this.#conn, at: this.#clock.now() });
+  }
+
+  #onReady(): void {
+    this.#guard('greeting the cloud', () => {
+      this.#mqtt.publish(this.#topics.presence, this.#presence(true), true);
+      this.#sendUp({
+        v: PROTOCOL_VERSION,
+        type: 'hello',
+        lockerId: this.#lockerId,
+        appliedCseq: this.#store.appliedCseq(),
+        ackedDseq: this.#store.ackedDseq(),
+        conn: this.#conn,
+      });
+      this.#up.connected();
+    });
+  }
+
+  // --- inbound ---------------------------------------------------------------------------------
+
+  #onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    if (topic === this.#topics.presence) {
+      this.#guard('reading presence', () => this.#onPresence(payload));
+      return;
+    }
+    if (topic !== this.#topics.down) return;
+    // The cloud never retains a down message; a retained one is a stale copy a broker kept.
+    if (retained) {
+      this.#log.warn('retained message on the down topic ignored');
+      return;
+    }
+    const msg = this.#parseDown(payload);
+    if (msg) this.#guard(`handling ${msg.type} from the cloud`, () => this.#onDown(msg));
+  }
+
+  #parseDown(payload: Buffer): DownMessage | null {
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString('utf8'));
+    } catch {
+      this.#log.warn('down message is not JSON; ignored');
+      return null;
+    }
+    const version = (json as { v?: unknown } | null)?.v;
+    if (version !== PROTOCOL_VERSION) {
+      this.#log.warn({ version }, 'down message of an unsupported protocol version; ignored');
+      return null;
+    }
+    const parsed = downMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      this.#log.warn({ issues: parsed.error.issues.map((i) => i.path.join('.')) }, 'down message does not match the protocol; ignored');
+      return null;
+    }
+    return parsed.data;
+  }
+
+  #onDown(msg: DownMessage): void {
+    switch (msg.type) {
+      case 'commands':
+        this.#ackCommands(this.#down.commands(msg.items));
+        return;
+      case 'snapshot':
+        this.#ackCommands(this.#down.snapshot(msg.snapshot));
+        return;
+      case 'ack':
+        this.#up.acked(msg.ackedDseq);
+        return;
+    }
+  }
+
+  /**
+   * A presence above our counter means the store lost (or went back on) its counter: the cloud
+   * would ignore our presence, so take a number above it and connect again.
+   */
+  #onPresence(payload: Buffer): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return; // an empty retained message clears the topic
+    }
+    const parsed = presenceSchema.safeParse(json);
+    if (!parsed.success || parsed.data.conn <= this.#conn) return;
+    this.#log.warn({ seen: parsed.data.conn, ours: this.#conn }, 'the broker shows a newer connection counter than the store; continuing above it');
+    this.#store.raiseConnectionCounter(parsed.data.conn);
+    this.#mqtt.restart();
+  }
+
+  // --- outbound --------------------------------------------------------------------------------
+
+  #ackCommands(appliedCseq: number): void {
+    this.#sendUp({ v: PROTOCOL_VERSION, type: 'ack', appliedCseq });
+  }
+
+  #sendEvents(items: LockerEvent[]): boolean {
+    return this.#sendUp({ v: PROTOCOL_VERSION, type: 'events', items });
+  }
+
+  #sendUp(msg: UpMessage): boolean {
+    if (this.#hooks.beforePublish?.(msg) === false) return true;
+    return this.#mqtt.publish(this.#topics.up, JSON.stringify(msg));
+  }
+
+  /** A failure in one message (a database error) is logged; the streams recover by resending. */
+  #guard(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#log.error({ err }, `locker link: ${what} failed`);
+    }
+  }
+}
