@@ -8,7 +8,7 @@
  * The order then follows its parcels:
  * - no position left (every parcel cancelled or awaiting return): 5 Cancelled when nothing of it is
  *   in the locker, else 6 Return initiated with the pick-up code revoked. The storage clock
- *   (notify/) moves 6 -> 7 once the locker confirms or at most 15 minutes later, and sends the
+ *   (expiry/) moves 6 -> 7 once the locker confirms or at most 15 minutes later, and sends the
  *   event 7 notification then.
  * - New whose remaining positions are all loaded: becomes Courier loaded (pick-up code, deadline);
  * - otherwise the state stays.
