@@ -166,7 +166,8 @@ export class AgentLink {
       return;
     }
     const msg = this.#parseDown(payload);
-    if (msg) this.#guard(`handling ${msg.type} from the cloud`, () => this.#onDown(msg));
+    if (!msg || this.#hooks.onReceive?.(msg) === false) return;
+    this.#guard(`handling ${msg.type} from the cloud`, () => this.#onDown(msg));
   }
 
   #parseDown(payload: Buffer): DownMessage | null {
@@ -205,8 +206,8 @@ export class AgentLink {
   }
 
   /**
-   * A presence above our counter means the store lost (or went back on) its counter: the cloud
-   * would ignore our presence, so take a number above it and connect again.
+   * A presence naming our counter or a higher one means the store lost (or went back on) its
+   * counter: the cloud would ignore our presence, so take a number above it and connect again.
    */
   #onPresence(payload: Buffer): void {
     let json: unknown;
@@ -216,9 +217,13 @@ export class AgentLink {
       return; // an empty retained message clears the topic
     }
     const parsed = presenceSchema.safeParse(json);
-    if (!parsed.success || parsed.data.conn <= this.#conn) return;
-    this.#log.warn({ seen: parsed.data.conn, ours: this.#conn }, 'the broker shows a newer connection counter than the store; continuing above it');
-    this.#store.raiseConnectionCounter(parsed.data.conn);
+    if (!parsed.success) return;
+    const { conn, online } = parsed.data;
+    // Our own birth comes back as {online, conn}; our own will never reaches us. An "offline" with
+    // our number is therefore an earlier life's, and the cloud would let it win over our birth.
+    if (conn < this.#conn || (conn === this.#conn && online)) return;
+    this.#log.warn({ seen: conn, ours: this.#conn }, 'the broker shows this connection counter in use already; continuing above it');
+    this.#store.raiseConnectionCounter(conn);
     this.#mqtt.restart();
   }
 

@@ -2,7 +2,7 @@
  * Points where a caller can watch the link or make it misbehave on purpose (fault-injection
  * suites): each is called at one spot of the production path, and does nothing when absent.
  */
-import type { Command, Snapshot, UpMessage } from '../../../shared/src/protocol.js';
+import type { Command, DownMessage, Snapshot, UpMessage } from '../../../shared/src/protocol.js';
 import type { ApplyResult, SnapshotResult } from '../commands/index.js';
 
 export interface LinkHooks {
@@ -12,6 +12,8 @@ export interface LinkHooks {
    * is a crash between commit and publish.
    */
   beforePublish?(message: UpMessage): boolean | void;
+  /** A down message, parsed, before it is handled. Returning false drops it, as if lost on the way. */
+  onReceive?(message: DownMessage): boolean | void;
   /** After each command of a `commands` message went through applyCommand. */
   afterApply?(command: Command, result: ApplyResult): void;
   /** After a snapshot went through applySnapshot. */
