@@ -1,0 +1,111 @@
+/**
+ * A TCP relay between an agent and the broker that a test can cut: both ends at once (the broker
+ * sees a lost client and publishes its will), only the agent's end (a half-open connection the
+ * broker still believes in), or no new connections at all (the link is down).
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+interface Pair {
+  agent: Socket;
+  broker: Socket;
+  stranded: boolean;
+}
+
+export class TcpProxy {
+  readonly #target: { host: string; port: number };
+  readonly #pairs = new Set<Pair>();
+  #server: Server | undefined;
+  #port = 0;
+  #blocked = false;
+
+  /** `url`: the broker, mqtt://host:port. */
+  constructor(url: string) {
+    const u = new URL(url);
+    this.#target = { host: u.hostname, port: Number(u.port || 1883) };
+  }
+
+  get url(): string {
+    return `mqtt://127.0.0.1:${this.#port}`;
+  }
+
+  /** Connections currently relayed (stranded ones not counted). */
+  get open(): number {
+    return [...this.#pairs].filter((p) => !p.stranded).length;
+  }
+
+  async start(): Promise<void> {
+    const server = createServer((agent) => this.#accept(agent));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.#server = server;
+    this.#port = (server.address() as { port: number }).port;
+  }
+
+  /** New connections are closed at once until unblock(). */
+  block(): void {
+    this.#blocked = true;
+  }
+
+  unblock(): void {
+    this.#blocked = false;
+  }
+
+  /** Closes both ends of every relayed connection abruptly. */
+  cut(): void {
+    for (const p of this.#pairs) {
+      p.agent.destroy();
+      p.broker.destroy();
+    }
+  }
+
+  /** Closes the agent's end of every connection; the broker's end stays open and silent. */
+  strand(): void {
+    for (const p of this.#pairs) {
+      if (p.stranded) continue;
+      p.stranded = true;
+      p.agent.unpipe(p.broker);
+      p.broker.unpipe(p.agent);
+      p.agent.destroy();
+    }
+  }
+
+  /** Closes what strand() left open at the broker. */
+  releaseStranded(): void {
+    for (const p of this.#pairs) if (p.stranded) p.broker.destroy();
+  }
+
+  async stop(): Promise<void> {
+    for (const p of this.#pairs) {
+      p.agent.destroy();
+      p.broker.destroy();
+    }
+    const server = this.#server;
+    this.#server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  #accept(agent: Socket): void {
+    if (this.#blocked) {
+      agent.destroy();
+      return;
+    }
+    const broker = connect(this.#target.port, this.#target.host);
+    const pair: Pair = { agent, broker, stranded: false };
+    this.#pairs.add(pair);
+    agent.pipe(broker);
+    broker.pipe(agent);
+    const closed = (): void => {
+      if (!pair.stranded) {
+        agent.destroy();
+        broker.destroy();
+      }
+      if (agent.destroyed && broker.destroyed) this.#pairs.delete(pair);
+    };
+    agent.on('error', () => undefined);
+    broker.on('error', () => undefined);
+    agent.on('close', closed);
+    broker.on('close', closed);
+  }
+}
