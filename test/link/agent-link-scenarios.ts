@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OrderState } from '../../shared/src/enums.js';
-import type { LockerEvent, UpMessage } from '../../shared/src/protocol.js';
+import { PROTOCOL_VERSION, type Command, type LockerEvent, type UpMessage } from '../../shared/src/protocol.js';
 import { topics } from '../../shared/src/topics.js';
 import { connectClient } from '../broker/mqtt-client.js';
-import { type AgentRig, CLOUD_MQTT, type LinkWorld, eventually } from './link-world.js';
+import { type AgentRig, CLOUD_MQTT, type LinkWorld, TODAY, eventually } from './link-world.js';
 
 const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
@@ -36,6 +36,19 @@ function asInbox(events: LockerEvent[]): { dseq: number; type: string; body: unk
 
 async function cloudInbox(w: LinkWorld, lockerId: number): Promise<{ dseq: number; type: string; body: unknown }[]> {
   return (await w.inbox(lockerId)).map((e) => ({ dseq: e.dseq, type: e.type, body: JSON.parse(e.body) as unknown }));
+}
+
+/** A well-formed command the cloud never wrote. */
+function forged(cseq: number, orderId: string): Command {
+  return {
+    cseq,
+    at: 0,
+    type: 'order.upsert',
+    order: {
+      orderId, externalId: orderId, number: null, marketplaceId: 'shop-a', state: 0, dateDelivery: TODAY, holdUntil: null, pickupCodeHash: null,
+      parcels: [{ barcode: `${orderId}-P1`, additionalBarcodes: [], dimension: null, state: 'pending', cellId: null }],
+    },
+  };
 }
 
 const eventsOf = (messages: UpMessage[]) => messages.flatMap((m) => (m.type === 'events' ? [m.items] : []));
@@ -273,6 +286,38 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
       expect(await w.locker(id)).toMatchObject({ online: 1, presence_conn: rig.agent.link!.conn });
     } finally {
       await observer.end();
+    }
+  });
+
+  it('ignores down messages that are not JSON, of another protocol version, off the schema, or retained', async () => {
+    const id = w.takeLocker();
+    const rig = await w.startAgent(id);
+    await w.converged(rig);
+    const next = rig.agent.store.appliedCseq() + 1;
+    const down = topics.down(String(id));
+    const cloud = await connectClient(w.brokerUrl, { clientId: `${CLOUD_MQTT.username}-forger-${id}`, ...CLOUD_MQTT });
+    try {
+      await cloud.publish(down, 'not json');
+      await cloud.publish(down, { v: PROTOCOL_VERSION + 1, type: 'commands', items: [forged(next, 'forged-v2')] });
+      await cloud.publish(down, { v: PROTOCOL_VERSION, type: 'commands', items: [{ ...forged(next, 'forged-shape'), order: { orderId: 'forged-shape' } }] });
+      if (w.broker === 'external') {
+        // Only a broker that keeps retained messages on any topic can deliver a stale copy; the
+        // embedded one drops the flag. It arrives flagged retained when the agent subscribes again.
+        rig.proxy.block();
+        rig.proxy.cut();
+        await eventually(() => !rig.agent.link!.connected, 'the link to be down');
+        await cloud.publish(down, { v: PROTOCOL_VERSION, type: 'commands', items: [forged(next, 'forged-retained')] }, { retain: true });
+        rig.proxy.unblock();
+        await w.converged(rig);
+      }
+      const barcode = await w.createOrder(id, `real-${id}`);
+      await eventually(() => rig.agent.store.orders.findByBarcode(barcode).length > 0, 'the real order at the agent');
+      await w.converged(rig);
+      expect(appliedCseqs(rig)).toEqual(range(1, next));
+      expect(rig.agent.store.orders.all().filter((o) => o.intent.orderId.startsWith('forged'))).toEqual([]);
+    } finally {
+      if (w.broker === 'external') await cloud.publish(down, '', { retain: true });
+      await cloud.end();
     }
   });
 }

@@ -120,6 +120,7 @@ export interface LinkWorld {
   /** The cloud's locker link (for its poll and log trimming). */
   readonly link: LockerLink;
   readonly brokerUrl: string;
+  readonly broker: BrokerKind;
   /** The next unused locker of the fleet. */
   takeLocker(): number;
   startAgent(lockerId: number): Promise<AgentRig>;
@@ -231,6 +232,7 @@ export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise
     tdb,
     link: mqttPart.link!,
     brokerUrl,
+    broker,
     takeLocker() {
       if (taken >= LOCKERS) throw new Error('the test fleet has no locker left');
       return base + ++taken;
