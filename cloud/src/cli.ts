@@ -4,18 +4,20 @@
  *   npx tsx cloud/src/cli.ts hash <key>         the SHA-256 hash of an existing key
  *   npx tsx cloud/src/cli.ts fleet-schema       the JSON Schema of the fleet file (docs/fleet.schema.json)
  *   npx tsx cloud/src/cli.ts check-fleet <file> validates a fleet file
+ *   npx tsx cloud/src/cli.ts notifications ...  lists failing notifications, redelivers (notify/cli.ts)
  * Keys are 256 random bits, base64url; only the hash goes into the fleet file.
  */
 import { randomBytes } from 'node:crypto';
 import { fleetJsonSchema } from './fleet/fleet-schema.js';
 import { readFleetFile } from './fleet/provision.js';
 import { hashApiKey } from './http/auth.js';
+import { NOTIFICATIONS_USAGE, runNotificationsCli } from './notify/cli.js';
 
 function newApiKey(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const USAGE = 'usage: cli.ts keygen [count] | hash <key> | fleet-schema | check-fleet <file>';
+const USAGE = `usage: cli.ts keygen [count] | hash <key> | fleet-schema | check-fleet <file> | ${NOTIFICATIONS_USAGE}`;
 
 async function run(args: string[]): Promise<number> {
   const [command = '', arg] = args;
@@ -45,6 +47,8 @@ async function run(args: string[]): Promise<number> {
       console.log(`ok: ${fleet.lockers.length} lockers, ${fleet.marketplaces.length} marketplaces, ${fleet.partners.length} partners`);
       return 0;
     }
+    case 'notifications':
+      return runNotificationsCli(args.slice(1));
     default:
       break;
   }
