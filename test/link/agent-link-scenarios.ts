@@ -129,7 +129,7 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
     expect(rig.maxInFlight).toBeGreaterThan(0);
   });
 
-  it('sends after a restart the events committed but lost before the stop, and applies no command twice', async () => {
+  it('sends after a restart the events committed but lost or never published before the stop, and applies no command twice', async () => {
     const id = w.takeLocker();
     const rig = await w.startAgent(id);
     const barcode = await w.createOrder(id, `restart-${id}`);
@@ -143,12 +143,20 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
     const more = await w.createOrder(id, `restart-more-${id}`);
     await eventually(() => rig.agent.store.orders.findByBarcode(more).length > 0, 'the new order at the agent');
     await eventually(() => rig.dropped.some((m) => m.type === 'events' && m.items.some((e) => e.type === 'parcel.loaded')), 'the load to be sent');
+    // Then the link goes down and one more event commits that is never published at all.
+    rig.proxy.block();
+    rig.proxy.cut();
+    await eventually(() => !rig.agent.link!.connected, 'the link to be down');
+    const sentBefore = rig.dropped.length + rig.published.length;
+    await signIn(rig, code);
+    expect(rig.dropped.length + rig.published.length).toBe(sentBefore);
     const cloudBefore = await w.locker(id);
     expect(cloudBefore.applied_cseq).toBeLessThan(rig.agent.store.appliedCseq());
     expect(cloudBefore.acked_dseq).toBeLessThan(rig.agent.store.outbox.lastDseq());
 
     await rig.stopAgent();
     rig.drop = null;
+    rig.proxy.unblock();
     const whileStopped = await w.createOrder(id, `restart-later-${id}`);
     await rig.startAgent();
     const row = await w.converged(rig);
