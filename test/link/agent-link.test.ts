@@ -1,16 +1,7 @@
 import { describe } from 'vitest';
-import { requires } from '../helpers/requirements.js';
 import { agentLinkScenarios } from './agent-link-scenarios.js';
 import { openLinkWorld } from './link-world.js';
 
 describe('agent and cloud through the embedded broker, SQLite', () => {
   agentLinkScenarios(() => openLinkWorld('sqlite', 'embedded'));
-});
-
-describe.runIf(requires('postgres'))('agent and cloud through the embedded broker, PostgreSQL', () => {
-  agentLinkScenarios(() => openLinkWorld('postgres', 'embedded'));
-});
-
-describe.runIf(requires('mqtt-url'))("agent and cloud through the machine's Mosquitto (MQTT_URL), SQLite", () => {
-  agentLinkScenarios(() => openLinkWorld('sqlite', 'external'));
 });

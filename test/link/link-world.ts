@@ -42,7 +42,7 @@ export const CLOUD_MQTT = { username: 'cloud', password: 'cloud-link-secret' };
 /** Monday 2030-03-04, noon in Moscow. */
 export const START = '2030-03-04T09:00:00Z';
 export const TODAY = '2030-03-04';
-const LOCKERS = 8;
+const LOCKERS = 12;
 /** Cells of every locker: two small, a medium and a large one on board 0, locks 1-4. */
 const CELLS = [
   { id: 1, width: 400, height: 100, board: 0, lock: 1 },

@@ -96,7 +96,7 @@ export class AgentLink {
     );
   }
 
-  /** Connected, subscribed and hello sent. */
+  /** Connected and subscribed (the hello goes out the moment this turns true). */
   get connected(): boolean {
     return this.#mqtt.ready;
   }

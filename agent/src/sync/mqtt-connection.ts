@@ -116,7 +116,14 @@ export class MqttConnection {
   #connect(): void {
     if (!this.#running) return;
     const { url, clientId, password, keepaliveSec, subscriptions } = this.endpoint;
-    const will = this.handlers.willFor();
+    let will: { topic: string; payload: string };
+    try {
+      will = this.handlers.willFor();
+    } catch (err) {
+      this.logger.error({ err }, 'locker link: cannot prepare a connection; trying again later');
+      this.#scheduleRetry();
+      return;
+    }
     const client = mqtt.connect(url, {
       manualConnect: true,
       clientId,
@@ -168,12 +175,15 @@ export class MqttConnection {
     if (this.#client !== client) return;
     this.#drop(client);
     client.end(true);
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
     if (!this.#running) return;
-    const delay = this.#backoff.next();
     this.#retry = this.timers.setTimeout(() => {
       this.#retry = undefined;
       this.#connect();
-    }, delay);
+    }, this.#backoff.next());
   }
 
   /** Forgets the current client; tells the link when a ready connection went away. */
