@@ -4,8 +4,12 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { TestDatabase } from '../../helpers/cloud-db.js';
 
-const ROOT = join(import.meta.dirname, '../../..');
-export const TSX = join(ROOT, 'node_modules/.bin/tsx');
+export const ROOT = join(import.meta.dirname, '../../..');
+
+/** `node --import tsx <script>`: one process (the tsx binary would start a second one under it). */
+export function tsNode(script: string, args: string[], env: Record<string, string | undefined>) {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
 
 /** The environment that points a cloud process (or the CLI) at the test database. */
 export function databaseEnv(db: TestDatabase): Record<string, string> {
@@ -19,7 +23,7 @@ export function databaseEnv(db: TestDatabase): Record<string, string> {
 
 export async function runCli(db: TestDatabase, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: undefined, SQLITE_PATH: undefined, PG_SCHEMA: undefined, ...databaseEnv(db) };
-  const child = spawn(TSX, [join(ROOT, 'cloud/src/cli.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = tsNode(join(ROOT, 'cloud/src/cli.ts'), args, env);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -27,7 +27,7 @@ export class TestReceiver {
   #port = 0;
   readonly #sockets = new Set<Socket>();
   readonly #hanging = new Set<ServerResponse>();
-  readonly #waiters: { n: number; resolve: () => void }[] = [];
+  readonly #waiters: { done: () => boolean; resolve: () => void }[] = [];
 
   constructor(
     private readonly pki: TestPki,
@@ -95,13 +95,18 @@ export class TestReceiver {
 
   /** Resolves once `n` requests have arrived in total (I/O driven: works under fake timers). */
   waitForCalls(n: number): Promise<void> {
-    if (this.calls.length >= n) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
+    return this.waitFor(() => this.calls.length >= n);
+  }
+
+  /** Resolves once `done()` holds, checked at every request. */
+  waitFor(done: () => boolean): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
   }
 
   #notify(): void {
     for (const w of [...this.#waiters]) {
-      if (this.calls.length >= w.n) {
+      if (w.done()) {
         this.#waiters.splice(this.#waiters.indexOf(w), 1);
         w.resolve();
       }
