@@ -59,6 +59,11 @@ export class StorageClock {
     return this.#running;
   }
 
+  /** Resolves when no run is in progress. */
+  async idle(): Promise<void> {
+    await this.#running;
+  }
+
   /** The locker applied commands up to a new cseq: orders of it in 6 whose revocation it applied move to 7. */
   async confirmRevocations(lockerId: number): Promise<number> {
     try {
