@@ -19,7 +19,7 @@ export interface FactsCloud extends TestCloud {
   fact(lockerId: number, body: EventBody): Promise<readonly number[]>;
   orderId(externalId: string): Promise<string>;
   /** Notifications the order owes, in order: [kind, body]. */
-  sent(orderId: string): Promise<[string, Record<string, unknown>][]>;
+  sent(orderId: string): Promise<[string, Record<string, string | number>][]>;
   /** Commands recorded for a locker after cseq `after`. */
   commands(lockerId: number, after?: number): Promise<(CommandBody & { cseq: number })[]>;
   /** The storage clock's moves, now: expiry, then 6 -> 7 for what the locker confirmed. */
@@ -44,7 +44,7 @@ export async function startFactsCloud(engine: Engine): Promise<FactsCloud> {
     },
     async sent(orderId) {
       const rows = await tc.db.db.selectFrom('notifications').select(['kind', 'body']).where('order_id', '=', orderId).orderBy('id').execute();
-      return rows.map((r) => [r.kind, JSON.parse(r.body) as Record<string, unknown>]);
+      return rows.map((r) => [r.kind, JSON.parse(r.body) as Record<string, string | number>]);
     },
     async commands(lockerId, after = 0) {
       const rows = await tc.db.db.selectFrom('locker_commands').select(['cseq', 'body']).where('locker_id', '=', lockerId).where('cseq', '>', after).orderBy('cseq').execute();
