@@ -4,25 +4,16 @@
  * of exclusion, while a special working day does not. Seen by the marketplace in the
  * expiration-date-changes notifications of loads and of the extension operation.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/cloud-db.js';
-import { KEYS, notifyFleet, orderBody, startNotifyCloud, type NotifyCloud } from '../notify/helpers/notify-cloud.js';
-import { makeTestPki, type TestPki } from '../notify/helpers/test-ca.js';
-import { startReceiver, type TestReceiver } from '../notify/helpers/test-receiver.js';
+import { KEYS, orderBody, useNotifyCloud } from '../notify/helpers/notify-cloud.js';
 
 describe.each(testEngines())('storage deadlines on non-working days (%s)', (engine) => {
-  let pki: TestPki;
-  let receiver: TestReceiver;
-  let nc: NotifyCloud;
-
-  beforeAll(async () => {
-    pki = await makeTestPki();
-  });
-  beforeEach(async () => {
-    receiver = await startReceiver(pki);
-    // Locker 1: closed on Sundays, holiday 2030-03-08; here also a special non-working day, a day
-    // of exclusion, and a Sunday made a working day.
-    const fleet = notifyFleet(receiver, pki, (f) => {
+  // Locker 1: closed on Sundays, holiday 2030-03-08; here also a special non-working day, a day
+  // of exclusion, and a Sunday made a working day.
+  const h = useNotifyCloud(engine, {
+    now: '2030-03-04T09:00:00Z',
+    editFleet: (f) => {
       f.lockers[0]!.specialDays = {
         holidays: [{ day: '2030-03-08', type: 1 }],
         days: [
@@ -31,27 +22,22 @@ describe.each(testEngines())('storage deadlines on non-working days (%s)', (engi
         ],
         daysOfExclusion: [{ date: '2030-03-13' }],
       };
-    });
-    nc = await startNotifyCloud(engine, { fleet, now: '2030-03-04T09:00:00Z' });
-  });
-  afterEach(async () => {
-    await nc.stop();
-    await receiver.down();
+    },
   });
 
   async function loadAt(externalId: string, at: string): Promise<void> {
-    nc.clock.set('2030-03-04T09:00:00Z');
-    const res = await nc.call('PUT', '/api/v4/auth/delivery/smartorder/create', { key: KEYS.shopA, body: orderBody(externalId) });
+    h.nc.clock.set('2030-03-04T09:00:00Z');
+    const res = await h.nc.call('PUT', '/api/v4/auth/delivery/smartorder/create', { key: KEYS.shopA, body: orderBody(externalId) });
     expect(res.status).toBe(200);
-    nc.clock.set(at);
-    await nc.fact(1, { type: 'parcel.loaded', orderId: await nc.orderId(externalId), barcode: `${externalId}-P1`, cellId: res.body.reserved[0].cellId as number, grantId: 'g' });
+    h.nc.clock.set(at);
+    await h.nc.fact(1, { type: 'parcel.loaded', orderId: await h.nc.orderId(externalId), barcode: `${externalId}-P1`, cellId: res.body.reserved[0].cellId as number, grantId: 'g' });
   }
 
   /** The deadline notifications, by order (different orders are delivered independently), in order within one. */
   async function deadlines(n: number): Promise<{ id: string }[]> {
-    await receiver.waitFor(() => receiver.calls.filter((c) => c.path === '/expiration-date-changes').length >= n);
-    await nc.dispatcher.idle();
-    const bodies = receiver.delivered.filter((c) => c.path === '/expiration-date-changes').map((c) => c.body as { id: string });
+    await h.receiver.waitFor(() => h.receiver.calls.filter((c) => c.path === '/expiration-date-changes').length >= n);
+    await h.nc.dispatcher.idle();
+    const bodies = h.receiver.delivered.filter((c) => c.path === '/expiration-date-changes').map((c) => c.body as { id: string });
     return bodies.sort((a, b) => a.id.localeCompare(b.id));
   }
 
@@ -66,8 +52,8 @@ describe.each(testEngines())('storage deadlines on non-working days (%s)', (engi
     ]);
 
     // Extension of D1: Sat 12:00 + 72 h = Tue 03-12, special non-working -> Wed 03-13, excluded -> Thu.
-    nc.clock.set('2030-03-08T07:30:00Z');
-    const ext = await nc.call('POST', '/api/v4/auth/delivery/order/extension', { key: KEYS.shopA, body: { extId: 'D1' } });
+    h.nc.clock.set('2030-03-08T07:30:00Z');
+    const ext = await h.nc.call('POST', '/api/v4/auth/delivery/order/extension', { key: KEYS.shopA, body: { extId: 'D1' } });
     expect(ext.body).toEqual({ externalID: 'D1', date_storage: '2030-03-14T12:00:00+03:00' });
     expect((await deadlines(4)).filter((d) => d.id === 'D1')).toStrictEqual([
       { id: 'D1', event_dt: '2030-03-05T12:00:00+03:00', expire_dt: '2030-03-09T12:00:00+03:00' },
@@ -75,9 +61,9 @@ describe.each(testEngines())('storage deadlines on non-working days (%s)', (engi
     ]);
 
     // The storage clock keeps to the pushed deadline.
-    nc.clock.set('2030-03-14T08:59:59Z');
-    expect((await nc.storageClock.tick()).expired).toBe(1); // D2 (Mon 03-11) only
-    nc.clock.set('2030-03-14T09:00:00Z');
-    expect((await nc.storageClock.tick()).expired).toBe(1); // D1
+    h.nc.clock.set('2030-03-14T08:59:59Z');
+    expect((await h.nc.storageClock.tick()).expired).toBe(1); // D2 (Mon 03-11) only
+    h.nc.clock.set('2030-03-14T09:00:00Z');
+    expect((await h.nc.storageClock.tick()).expired).toBe(1); // D1
   });
 });

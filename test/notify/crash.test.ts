@@ -11,7 +11,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { transaction } from '../../cloud/src/db/transaction.js';
 import { fleetSchema } from '../../cloud/src/fleet/fleet-schema.js';
 import { provisionFleet } from '../../cloud/src/fleet/provision.js';
-import { recordChange, type NotificationDraft } from '../../cloud/src/outbox/record-change.js';
+import { recordChange } from '../../cloud/src/outbox/record-change.js';
+import { statusDraft } from './helpers/drafts.js';
 import { openTestDatabase, testEngines, type TestDatabase } from '../helpers/cloud-db.js';
 import { databaseEnv, tsNode } from './helpers/cli.js';
 import { notifyFleet } from './helpers/notify-cloud.js';
@@ -20,14 +21,6 @@ import { startReceiver, type TestReceiver } from './helpers/test-receiver.js';
 
 const ENTRY = join(import.meta.dirname, 'helpers/cloud-process.ts');
 
-function status(order: string, n: number): NotificationDraft {
-  return {
-    marketplaceId: 'shop-a',
-    orderId: `order-${order}`,
-    kind: 'order-status',
-    body: { id: order, barcode: `${order}-${n}`, event_id: '2', status: 'Client received', dt: '2030-03-04T12:00:00+03:00' },
-  };
-}
 
 async function startProcess(db: TestDatabase): Promise<ChildProcess> {
   const env: Record<string, string | undefined> = {
@@ -76,7 +69,7 @@ describe.each(testEngines())('a cloud killed while delivering (%s)', (engine) =>
     receiver = await startReceiver(pki);
     db = await openTestDatabase(engine);
     await provisionFleet(db, fleetSchema.parse(notifyFleet(receiver, pki)), Date.now());
-    await transaction(db, (tx) => recordChange(tx, { at: Date.now(), notifications: [status('A', 1), status('A', 2), status('B', 1), status('A', 3)] }));
+    await transaction(db, (tx) => recordChange(tx, { at: Date.now(), notifications: [statusDraft('A', 1), statusDraft('A', 2), statusDraft('B', 1), statusDraft('A', 3)] }));
 
     receiver.behaviour = () => 'hang';
     const first = await startProcess(db);

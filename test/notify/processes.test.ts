@@ -13,6 +13,7 @@ import { provisionFleet } from '../../cloud/src/fleet/provision.js';
 import { createNotificationDispatcher, type NotificationDispatcher } from '../../cloud/src/notify/dispatcher.js';
 import { loadNotifySettings } from '../../cloud/src/notify/settings.js';
 import { recordChange, type NotificationDraft } from '../../cloud/src/outbox/record-change.js';
+import { statusDraft } from './helpers/drafts.js';
 import { OutboxSignals } from '../../cloud/src/outbox/signals.js';
 import { openTestDatabase, testEngines, type TestDatabase } from '../helpers/cloud-db.js';
 import { notifyFleet } from './helpers/notify-cloud.js';
@@ -21,14 +22,6 @@ import { startReceiver, type TestReceiver } from './helpers/test-receiver.js';
 
 const silent = pino({ level: 'silent' });
 
-function status(order: string, n: number): NotificationDraft {
-  return {
-    marketplaceId: 'shop-a',
-    orderId: `order-${order}`,
-    kind: 'order-status',
-    body: { id: order, barcode: `${order}-${n}`, event_id: '3', status: 'Courier loaded', dt: '2030-03-04T12:00:00+03:00' },
-  };
-}
 
 describe('notification processes', () => {
   let pki: TestPki;
@@ -56,7 +49,7 @@ describe('notification processes', () => {
 
   it.runIf(testEngines().includes('postgres'))('two processes on one PostgreSQL deliver each notification once, in order per order', async () => {
     const orders = Array.from({ length: 12 }, (_, i) => `O${i}`);
-    await setUp('postgres', [1, 2, 3].flatMap((n) => orders.map((o) => status(o, n))));
+    await setUp('postgres', [1, 2, 3].flatMap((n) => orders.map((o) => statusDraft(o, n))));
     for (let i = 0; i < 2; i++) {
       const cdb = await openDatabase({ ...db.location, poolSize: 4 });
       opened.push(cdb);

@@ -11,7 +11,8 @@ import { fleetSchema } from '../../cloud/src/fleet/fleet-schema.js';
 import { provisionFleet } from '../../cloud/src/fleet/provision.js';
 import { createNotificationDispatcher, type NotificationDispatcher } from '../../cloud/src/notify/dispatcher.js';
 import { loadNotifySettings } from '../../cloud/src/notify/settings.js';
-import { recordChange, type NotificationDraft } from '../../cloud/src/outbox/record-change.js';
+import { recordChange } from '../../cloud/src/outbox/record-change.js';
+import { statusDraft } from './helpers/drafts.js';
 import { OutboxSignals } from '../../cloud/src/outbox/signals.js';
 import { openTestDatabase, testEngines, type TestDatabase } from '../helpers/cloud-db.js';
 import { notifyFleet } from './helpers/notify-cloud.js';
@@ -20,14 +21,6 @@ import { startReceiver, type TestReceiver } from './helpers/test-receiver.js';
 
 const RETRY = 5 * 60_000;
 
-function status(order: string, n: number): NotificationDraft {
-  return {
-    marketplaceId: 'shop-a',
-    orderId: `order-${order}`,
-    kind: 'order-status',
-    body: { id: order, barcode: `${order}-${n}`, event_id: '2', status: 'Client received', dt: '2030-03-04T12:00:00+03:00' },
-  };
-}
 
 describe.each(testEngines())('retries and ordering (%s)', (engine) => {
   let pki: TestPki;
@@ -48,7 +41,7 @@ describe.each(testEngines())('retries and ordering (%s)', (engine) => {
       loadNotifySettings({}),
     );
     // Order A: three notifications; order B: one.
-    await transaction(db, (tx) => recordChange(tx, { at: Date.now(), notifications: [status('A', 1), status('A', 2), status('B', 1), status('A', 3)] }));
+    await transaction(db, (tx) => recordChange(tx, { at: Date.now(), notifications: [statusDraft('A', 1), statusDraft('A', 2), statusDraft('B', 1), statusDraft('A', 3)] }));
   });
   afterEach(async () => {
     vi.useRealTimers();

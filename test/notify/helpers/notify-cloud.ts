@@ -22,8 +22,9 @@ import type { EventBody } from '../../../shared/src/protocol.js';
 import { type TestDatabase, openTestDatabase } from '../../helpers/cloud-db.js';
 import { KEYS, orderBody, testFleet } from '../../cloud/helpers/fleet-fixtures.js';
 import { ManualClock } from '../../cloud/helpers/manual-clock.js';
-import type { TestPki } from './test-ca.js';
-import type { TestReceiver } from './test-receiver.js';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { makeTestPki, type TestPki } from './test-ca.js';
+import { startReceiver, type Behaviour, type TestReceiver } from './test-receiver.js';
 
 export { KEYS, orderBody };
 
@@ -66,7 +67,7 @@ export const NEVER = '0 0 1 1 *';
 
 export async function startNotifyCloud(
   engine: Engine,
-  opts: { fleet: FleetInput; now?: string; notify?: Partial<NotifySettings> },
+  opts: { fleet: FleetInput; now?: string | undefined; notify?: Partial<NotifySettings> | undefined },
 ): Promise<NotifyCloud> {
   const db = await openTestDatabase(engine);
   const dir = mkdtempSync(join(tmpdir(), 'notify-fleet-'));
@@ -130,6 +131,48 @@ export async function startNotifyCloud(
       await cloud.stop();
       await db.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface NotifyCloudHandle {
+  readonly nc: NotifyCloud;
+  readonly receiver: TestReceiver;
+  readonly pki: TestPki;
+}
+
+/**
+ * Registers the hooks of a suite that runs against a fresh cloud and receiver per test: a CA made
+ * once per suite, a receiver (optionally misbehaving from the start) and a cloud sending to it.
+ */
+export function useNotifyCloud(
+  engine: Engine,
+  opts: { now?: string; notify?: Partial<NotifySettings>; editFleet?: (f: FleetInput) => void; behaviour?: Behaviour } = {},
+): NotifyCloudHandle {
+  let pki: TestPki | undefined;
+  let receiver: TestReceiver | undefined;
+  let nc: NotifyCloud | undefined;
+  beforeAll(async () => {
+    pki = await makeTestPki();
+  });
+  beforeEach(async () => {
+    receiver = await startReceiver(pki!);
+    if (opts.behaviour) receiver.behaviour = opts.behaviour;
+    nc = await startNotifyCloud(engine, { fleet: notifyFleet(receiver, pki!, opts.editFleet), now: opts.now, notify: opts.notify });
+  });
+  afterEach(async () => {
+    await nc?.stop();
+    await receiver?.down();
+  });
+  return {
+    get nc() {
+      return nc!;
+    },
+    get receiver() {
+      return receiver!;
+    },
+    get pki() {
+      return pki!;
     },
   };
 }
