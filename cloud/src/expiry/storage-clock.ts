@@ -74,6 +74,11 @@ export class StorageClock {
     }
   }
 
+  /** The locker link's `onCommandsApplied` hook: `(lockerId) => storageClock.onCommandsApplied(lockerId)`. */
+  async onCommandsApplied(lockerId: number): Promise<void> {
+    await this.confirmRevocations(lockerId);
+  }
+
   async #run(): Promise<ClockRun> {
     const run: ClockRun = { expired: 0, awaitingReturn: 0 };
     try {
