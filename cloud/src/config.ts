@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { allocationOptionsSchema } from './allocation/options.js';
+import { ConfigError, settingsFromEnv } from './settings-from-env.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -57,24 +58,9 @@ export const CONFIG_ENV = {
   logLevel: 'LOG_LEVEL',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Settings from the environment, then `overrides` on top; throws ConfigError naming bad values. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: CloudConfigInput = {}): CloudConfig {
-  const raw: Record<string, unknown> = {};
-  for (const [key, name] of Object.entries(CONFIG_ENV)) {
-    const value = env[name];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  const parsed = configSchema.safeParse({ ...raw, ...overrides });
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((issue) => {
-    const key = String(issue.path[0] ?? '');
-    const name = (CONFIG_ENV as Record<string, string>)[key];
-    const where = name && key in raw && !(key in overrides) ? `${name} (${issue.path.join('.')})` : issue.path.join('.');
-    return `${where}: ${issue.message}`;
-  });
-  throw new ConfigError(`invalid cloud configuration:\n${lines.join('\n')}`);
+  return settingsFromEnv(configSchema, CONFIG_ENV, env, overrides, 'invalid cloud configuration');
 }

@@ -1,13 +1,15 @@
 /**
- * `npm run cloud`: settings from the environment (config.ts), then startCloud(). SIGHUP reloads
- * the fleet file; SIGINT/SIGTERM stop gracefully.
+ * `npm run cloud`: settings from the environment (config.ts, background.ts), then startCloud()
+ * with the standard background parts. SIGHUP reloads the fleet file; SIGINT/SIGTERM stop gracefully.
  */
+import { CloudBackground, loadBackgroundSettings } from './background.js';
 import { startCloud } from './cloud.js';
 import { ConfigError, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const cloud = await startCloud(config);
+  const background = new CloudBackground(loadBackgroundSettings(process.env));
+  const cloud = await startCloud(config, { parts: background.parts() });
   const log = cloud.deps.logger;
   process.on('SIGHUP', () => {
     cloud.reloadFleet().catch((err: unknown) => log.error({ err }, 'fleet reload failed'));

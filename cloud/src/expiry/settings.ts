@@ -1,7 +1,7 @@
 /** Settings of the storage clock (environment variables in STORAGE_CLOCK_ENV). */
 import cron from 'node-cron';
 import { z } from 'zod';
-import { settingsFromEnv } from '../notify/env-settings.js';
+import { settingsFromEnv } from '../settings-from-env.js';
 
 /** The spec's bound on the technical state 6: "within 15 minutes". */
 export const MAX_RETURN_CONFIRM_SECONDS = 15 * 60;

@@ -1,6 +1,6 @@
 /** Settings of the notification dispatcher (environment variables in NOTIFY_ENV). */
 import { z } from 'zod';
-import { settingsFromEnv } from './env-settings.js';
+import { settingsFromEnv } from '../settings-from-env.js';
 
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);

@@ -14,10 +14,10 @@ export interface CloudProcess {
   stop(): Promise<number | null>;
 }
 
-
 export function runCloudProcess(env: Record<string, string>): { proc: ChildProcess; exited: Promise<number | null>; output: () => string } {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'cloud/src/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // The embedded broker on a free port: the machine's Mosquitto may hold 1883.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MQTT_BROKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,16 +1,20 @@
 /**
- * Settings of a background part from one zod schema: defaults from the schema, values from the
- * environment variable named for each key, then explicit overrides. A bad value throws a
- * ConfigError naming the variable, so the process stops at start.
+ * Settings from one zod schema: defaults from the schema, values from the environment variable
+ * named for each key, then explicit overrides. A bad value throws a ConfigError naming the
+ * variable (or the key, for an override), so the process stops at start.
  */
 import type { z } from 'zod';
-import { ConfigError } from '../config.js';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
 
 export function settingsFromEnv<S extends z.ZodObject>(
   schema: S,
   envNames: Partial<Record<keyof z.input<S>, string>>,
   env: Record<string, string | undefined>,
   overrides: Partial<z.input<S>> = {},
+  title = 'invalid settings',
 ): z.output<S> {
   const raw: Record<string, unknown> = {};
   for (const [key, name] of Object.entries(envNames) as [string, string][]) {
@@ -22,7 +26,8 @@ export function settingsFromEnv<S extends z.ZodObject>(
   const lines = parsed.error.issues.map((issue) => {
     const key = String(issue.path[0] ?? '');
     const name = (envNames as Record<string, string | undefined>)[key];
-    return `${name && key in raw && !(key in overrides) ? name : issue.path.join('.')}: ${issue.message}`;
+    const where = name && key in raw && !(key in overrides) ? `${name} (${issue.path.join('.')})` : issue.path.join('.');
+    return `${where}: ${issue.message}`;
   });
-  throw new ConfigError(`invalid settings:\n${lines.join('\n')}`);
+  throw new ConfigError(`${title}:\n${lines.join('\n')}`);
 }
