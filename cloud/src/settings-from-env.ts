@@ -3,7 +3,10 @@
  * named for each key, then explicit overrides. A bad value throws a ConfigError naming the
  * variable (or the key, for an override), so the process stops at start.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
+
+/** A boolean setting: true/false/1/0 from the environment, or a boolean override. */
+export const envFlag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

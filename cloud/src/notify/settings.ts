@@ -1,9 +1,8 @@
 /** Settings of the notification dispatcher (environment variables in NOTIFY_ENV). */
 import { z } from 'zod';
-import { settingsFromEnv } from '../settings-from-env.js';
+import { envFlag, settingsFromEnv } from '../settings-from-env.js';
 
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
 export const notifySettingsSchema = z
   .object({
@@ -22,7 +21,7 @@ export const notifySettingsSchema = z
     /** Attempts in flight at once (each for a different order). */
     concurrency: z.coerce.number().int().min(1).max(256).default(8),
     /** Plain http:// receivers, for local demos only; HTTPS with verification otherwise. */
-    allowPlainHttp: flag.default(false),
+    allowPlainHttp: envFlag.default(false),
   })
   .refine((s) => s.leaseSeconds > s.timeoutSeconds, { message: 'leaseSeconds must exceed timeoutSeconds', path: ['leaseSeconds'] });
 export type NotifySettings = z.infer<typeof notifySettingsSchema>;

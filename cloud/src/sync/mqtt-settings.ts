@@ -1,14 +1,13 @@
 /** The cloud's MQTT settings (environment variables in MQTT_ENV). */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { settingsFromEnv } from '../settings-from-env.js';
+import { envFlag, settingsFromEnv } from '../settings-from-env.js';
 import type { MqttSettings } from './mqtt-part.js';
 
-const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
 export const mqttSettingsSchema = z.object({
   /** Off: the cloud serves the API without any locker link (no broker is started or reached). */
-  enabled: flag.default(true),
+  enabled: envFlag.default(true),
   /** An external MQTT 3.1.1 broker (mqtt://, mqtts://); unset = start the embedded broker. */
   url: z.string().regex(/^mqtts?:\/\/|^wss?:\/\//, 'expected mqtt://, mqtts://, ws:// or wss://').optional(),
   /** Embedded broker: address to listen on (0.0.0.0 to accept lockers from other machines). */
