@@ -113,6 +113,13 @@ const MIGRATIONS: string[] = [
     primary key (bus, board)
   );
   `,
+  `
+  -- Highest dseq ever handed to the broker. A store that starts with this migration has sent
+  -- nothing yet; one that already existed is taken to have sent all its events.
+  insert into meta (key, value)
+    select 'sent_dseq', coalesce((select seq from sqlite_sequence where name = 'outbox'), 0)
+    where not exists (select 1 from meta where key = 'sent_dseq');
+  `,
 ];
 
 export function openSqlite(path: string): Sqlite {

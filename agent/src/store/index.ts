@@ -82,6 +82,19 @@ export class LockerStore {
     this.tx(() => this.outbox.markAcked(dseq));
   }
 
+  sentDseq(): number {
+    return this.outbox.sentDseq();
+  }
+
+  markSent(dseq: number): void {
+    this.tx(() => this.outbox.markSent(dseq));
+  }
+
+  /** See Outbox.continueAbove: in one transaction. */
+  continueAbove(cloudAcked: number): ReturnType<Outbox['continueAbove']> {
+    return this.tx(() => this.outbox.continueAbove(cloudAcked));
+  }
+
   /** Number of this (re)connection, for presence messages: strictly increasing across restarts. */
   nextConnectionCounter(): number {
     return this.tx(() => {

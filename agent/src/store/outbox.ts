@@ -56,4 +56,38 @@ export class Outbox {
     const next = Math.min(dseq, this.lastDseq());
     if (next > this.ackedDseq()) this.meta.setNumber('acked_dseq', next);
   }
+
+  /** Highest dseq ever handed to the broker. */
+  sentDseq(): number {
+    return this.meta.getNumber('sent_dseq');
+  }
+
+  /** Written before the publish, so that it never falls behind what left the locker. */
+  markSent(dseq: number): void {
+    if (dseq > this.sentDseq()) this.meta.setNumber('sent_dseq', dseq);
+  }
+
+  /**
+   * The cloud has applied events up to `cloudAcked`, beyond anything this store ever sent: the
+   * store was replaced or restored and lost events the cloud has. The events it never sent are
+   * new facts whose numbers the cloud already used, so they move to follow the cloud's ack (in
+   * their order), numbering continues after them, and everything up to the cloud's ack counts as
+   * acked. Call inside a transaction. Returns the dseqs the moved events had and have now.
+   */
+  continueAbove(cloudAcked: number): { moved: number; from: number; to: number } {
+    const sent = this.sentDseq();
+    if (cloudAcked <= sent) throw new Error(`the cloud's ack ${cloudAcked} is not beyond the sent events (${sent})`);
+    const shift = cloudAcked - sent;
+    const last = this.lastDseq();
+    // Two steps, so that no moved row meets a number still in use.
+    const moved = this.db.prepare('update outbox set dseq = -(dseq + ?) where dseq > ?').run(shift, sent).changes;
+    this.db.prepare('update outbox set dseq = -dseq where dseq < 0').run();
+    const next = Math.max(last, sent) + shift;
+    if (this.db.prepare("update sqlite_sequence set seq = ? where name = 'outbox'").run(next).changes === 0) {
+      this.db.prepare("insert into sqlite_sequence (name, seq) values ('outbox', ?)").run(next);
+    }
+    this.meta.setNumber('acked_dseq', cloudAcked);
+    this.meta.setNumber('sent_dseq', cloudAcked);
+    return { moved, from: sent + 1, to: cloudAcked + 1 };
+  }
 }

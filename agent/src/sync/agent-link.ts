@@ -72,7 +72,15 @@ export class AgentLink {
     this.#lockerId = id;
     this.#topics = { up: topics.up(id), down: topics.down(id), presence: topics.presence(id) };
     this.#down = new DownStream(deps.store, deps.logger, this.#hooks);
-    this.#up = new UpStream(deps.store, deps.clock, deps.timers ?? systemTimers, settings, (items) => this.#sendEvents(items), deps.logger);
+    this.#up = new UpStream(
+      deps.store,
+      deps.clock,
+      deps.timers ?? systemTimers,
+      settings,
+      (items) => this.#sendEvents(items),
+      deps.logger,
+      () => this.#guard('greeting the cloud again', () => this.#hello()),
+    );
     this.#mqtt = new MqttConnection(
       {
         url: settings.url,
@@ -140,15 +148,19 @@ export class AgentLink {
   #onReady(): void {
     this.#guard('greeting the cloud', () => {
       this.#mqtt.publish(this.#topics.presence, this.#presence(true), true);
-      this.#sendUp({
-        v: PROTOCOL_VERSION,
-        type: 'hello',
-        lockerId: this.#lockerId,
-        appliedCseq: this.#store.appliedCseq(),
-        ackedDseq: this.#store.ackedDseq(),
-        conn: this.#conn,
-      });
+      this.#hello();
       this.#up.connected();
+    });
+  }
+
+  #hello(): void {
+    this.#sendUp({
+      v: PROTOCOL_VERSION,
+      type: 'hello',
+      lockerId: this.#lockerId,
+      appliedCseq: this.#store.appliedCseq(),
+      ackedDseq: this.#store.ackedDseq(),
+      conn: this.#conn,
     });
   }
 

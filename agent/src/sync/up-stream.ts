@@ -3,6 +3,11 @@
  * batches of `batchSize`, at most `windowSize` unacked. The outbox is the only record: the cursor
  * kept here only says how far this connection has sent, and falls back to the ack on every
  * connect and when no ack advanced for `resendAfterMs`.
+ *
+ * On every connection the events wait for the cloud's first ack (the answer to the hello): an ack
+ * beyond anything this store ever sent shows a store that was replaced or restored, whose unsent
+ * events would otherwise reuse numbers the cloud has applied (and be skipped as duplicates). They
+ * are renumbered after the cloud's ack before anything is sent.
  */
 import type { Logger } from 'pino';
 import type { LockerEvent } from '../../../shared/src/protocol.js';
@@ -18,12 +23,13 @@ export interface UpStreamOptions {
 
 export class UpStream {
   #connected = false;
+  /** The cloud told this connection where it stands (an ack arrived since the hello). */
+  #positioned = false;
   /** Highest dseq handed to the broker on this connection. */
   #sentUpTo = 0;
   /** When the events in flight were sent from the ack, or the ack last advanced. */
   #progressAt = 0;
   #timer: unknown;
-  #warnedAhead = false;
 
   constructor(
     private readonly store: LockerStore,
@@ -33,14 +39,17 @@ export class UpStream {
     /** Publishes one `events` message; false when the connection cannot take it now. */
     private readonly send: (items: LockerEvent[]) => boolean,
     private readonly logger: Logger,
+    /** Says hello again (the hello or its ack was lost: the events are still waiting for it). */
+    private readonly greet: () => void,
   ) {}
 
-  /** A new connection said hello: everything after the ack goes out again. */
+  /** A new connection said hello: once the cloud acks, everything after its ack goes out again. */
   connected(): void {
     this.#connected = true;
+    this.#positioned = false;
     this.#sentUpTo = this.store.ackedDseq();
-    this.#warnedAhead = false;
-    this.pump();
+    this.#progressAt = this.clock.now();
+    this.#arm();
   }
 
   lost(): void {
@@ -51,21 +60,28 @@ export class UpStream {
   /** The cloud's cumulative ack. */
   acked(dseq: number): void {
     const before = this.store.ackedDseq();
-    this.store.markAcked(dseq);
-    const after = this.store.ackedDseq();
-    if (after > before) this.#progressAt = this.clock.now();
-    if (dseq > after && !this.#warnedAhead) {
-      this.#warnedAhead = true;
-      // The cloud has applied events this store never wrote: the local state was lost or restored.
-      this.logger.error({ cloudAckedDseq: dseq, lastDseq: this.store.outbox.lastDseq() }, 'the cloud acks events beyond the outbox');
+    if (dseq > this.store.sentDseq()) {
+      // The cloud has applied events this store never sent: the local state was replaced or
+      // restored. What it recorded since are new facts under numbers the cloud has used.
+      const moved = this.store.continueAbove(dseq);
+      this.logger.error(
+        { cloudAckedDseq: dseq, moved: moved.moved, from: moved.from, to: moved.to },
+        'the cloud has applied events this store never sent (replaced or restored store); its unsent events follow the cloud ack',
+      );
+      this.#sentUpTo = dseq;
+    } else {
+      this.store.markAcked(dseq);
     }
+    const after = this.store.ackedDseq();
+    if (after > before || !this.#positioned) this.#progressAt = this.clock.now();
+    this.#positioned = true;
     this.#sentUpTo = Math.max(this.#sentUpTo, after);
     this.pump();
   }
 
   /** Sends what the window allows; called on connect, on every ack and when the outbox grows. */
   pump(): void {
-    if (!this.#connected) return;
+    if (!this.#connected || !this.#positioned) return;
     for (;;) {
       const acked = this.store.ackedDseq();
       const from = Math.max(this.#sentUpTo, acked);
@@ -74,6 +90,7 @@ export class UpStream {
       const events = this.store.eventsAfter(from, Math.min(this.opts.batchSize, room));
       const last = events.at(-1);
       if (!last) break;
+      this.store.markSent(last.dseq);
       if (!this.send(events)) break;
       // Nothing was in flight: the wait for an ack starts now.
       if (from === acked) this.#progressAt = this.clock.now();
@@ -87,7 +104,8 @@ export class UpStream {
   }
 
   #arm(): void {
-    if (this.#timer !== undefined || !this.#connected || this.#sentUpTo <= this.store.ackedDseq()) return;
+    if (this.#timer !== undefined || !this.#connected) return;
+    if (this.#positioned && this.#sentUpTo <= this.store.ackedDseq()) return;
     const wait = Math.max(0, this.#progressAt + this.opts.resendAfterMs - this.clock.now());
     this.#timer = this.timers.setTimeout(() => {
       this.#timer = undefined;
@@ -103,6 +121,15 @@ export class UpStream {
 
   #resendIfStalled(): void {
     if (!this.#connected) return;
+    if (!this.#positioned) {
+      if (this.clock.now() - this.#progressAt >= this.opts.resendAfterMs) {
+        this.logger.info('no ack since the hello; saying hello again');
+        this.#progressAt = this.clock.now();
+        this.greet();
+      }
+      this.#arm();
+      return;
+    }
     const acked = this.store.ackedDseq();
     if (this.#sentUpTo > acked && this.clock.now() - this.#progressAt >= this.opts.resendAfterMs) {
       this.logger.info({ from: acked + 1, to: this.#sentUpTo }, 'events not acked in time; sending them again');
