@@ -11,6 +11,7 @@ import { createLockerEventApplier } from './locker-events/apply-locker-event.js'
 import { createNotificationDispatcher } from './notify/dispatcher.js';
 import { loadNotifySettings, type NotifySettings } from './notify/settings.js';
 import type { ServiceDeps } from './services.js';
+import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
 import { MqttPart } from './sync/mqtt-part.js';
 import { loadMqttSettings, mqttPartSettings, type CloudMqttSettings } from './sync/mqtt-settings.js';
 
@@ -24,12 +25,20 @@ export function loadBackgroundSettings(env: Record<string, string | undefined> =
   return { notify: loadNotifySettings(env), storageClock: loadStorageClockSettings(env), mqtt: loadMqttSettings(env) };
 }
 
+/** What a caller adds to the locker link: observation and fault-injection hooks, other timings. */
+export interface BackgroundLink {
+  hooks?: LockerLinkHooks;
+  options?: Partial<LockerLinkOptions>;
+}
+
 export class CloudBackground {
   readonly #settings: BackgroundSettings;
+  readonly #link: BackgroundLink;
   #mqtt: MqttPart | undefined;
 
-  constructor(settings: BackgroundSettings) {
+  constructor(settings: BackgroundSettings, link: BackgroundLink = {}) {
     this.#settings = settings;
+    this.#link = link;
   }
 
   /** The embedded broker's URL once started (undefined with MQTT_URL or MQTT_ENABLED=false). */
@@ -54,6 +63,8 @@ export class CloudBackground {
             logger: deps.logger,
             applyEvent: createLockerEventApplier(deps),
             onCommandsApplied: (lockerId) => clock?.onCommandsApplied(lockerId),
+            hooks: this.#link.hooks,
+            options: this.#link.options,
           })),
       );
     }

@@ -30,12 +30,14 @@ import {
   recordCommandAck,
   trimCommandLog,
 } from './down-stream.js';
+import type { LockerLinkHooks } from './hooks.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { recordHello, recordPresence, touchLocker } from './presence.js';
 import { lockerSnapshotBuilder } from './snapshot.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
 
-export type { ApplyEvent } from './up-stream.js';
+export type { ApplyEvent, EventsResult } from './up-stream.js';
+export type { LockerLinkHooks } from './hooks.js';
 
 export interface LockerLinkOptions {
   /** Commands per `commands` message. */
@@ -76,6 +78,8 @@ export interface LockerLinkDeps {
   /** After the agent's applied_cseq advanced (outside any transaction). */
   onCommandsApplied?: (lockerId: number, appliedCseq: number) => Promise<void> | void;
   options?: Partial<LockerLinkOptions>;
+  /** Observation and fault-injection points. */
+  hooks?: LockerLinkHooks;
 }
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
@@ -224,6 +228,7 @@ export class LockerLink {
     }
     const parsed = upMessageSchema.safeParse(json);
     if (!parsed.success) return this.#invalid(lockerId, t.kind, parsed.error.issues.length);
+    if (this.#deps.hooks?.onReceive?.(lockerId, parsed.data) === false) return;
     void this.#queue.run(lockerId, () => this.#onUp(lockerId, parsed.data));
   }
 
@@ -282,6 +287,7 @@ export class LockerLink {
       return;
     }
     if (result.gapAt !== null) this.#log.info({ lockerId, gapAt: result.gapAt, ackedDseq: result.ackedDseq }, 'event gap; waiting for the resend');
+    this.#deps.hooks?.afterEvents?.(lockerId, result);
     this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: result.ackedDseq });
     if (result.applied > 0) {
       this.#deps.signals.notificationsRecorded();
@@ -336,6 +342,7 @@ export class LockerLink {
   }
 
   #send(lockerId: number, msg: DownMessage): void {
+    if (this.#deps.hooks?.beforePublish?.(lockerId, msg) === false) return;
     if (!this.#mqtt?.publish(topics.down(String(lockerId)), JSON.stringify(msg))) {
       this.#log.debug({ lockerId, type: msg.type }, 'not connected; left for the resend');
     }

@@ -9,7 +9,7 @@ import { EmbeddedBroker } from '../broker/embedded-broker.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { OutboxSignals } from '../outbox/signals.js';
-import { type ApplyEvent, type LockerLink, type LockerLinkOptions, createLockerLink } from './locker-link.js';
+import { type ApplyEvent, type LockerLink, type LockerLinkHooks, type LockerLinkOptions, createLockerLink } from './locker-link.js';
 
 export interface MqttSettings {
   /** External broker (mqtt:// or mqtts://); unset = start the embedded broker. */
@@ -36,6 +36,7 @@ export interface MqttPartDeps {
   applyEvent: ApplyEvent;
   onCommandsApplied?: (lockerId: number, appliedCseq: number) => Promise<void> | void;
   options?: Partial<LockerLinkOptions>;
+  hooks?: LockerLinkHooks;
 }
 
 export class MqttPart {
