@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requires } from '../helpers/requirements.js';
 import { type AclTarget, aclScenarios } from './acl-scenarios.js';
 import { connectClient } from './mqtt-client.js';
-import { type PrivateMosquitto, startPrivateMosquitto } from './private-mosquitto.js';
+import { type PrivateMosquitto, startPrivateMosquitto } from '../helpers/private-mosquitto.js';
 
 const lockerA = { id: '101', password: 'pw-101-secret' };
 const lockerB = { id: '102', password: 'pw-102-secret' };

@@ -32,7 +32,7 @@ import { KEYS as FIXTURE_KEYS, orderBody, routeBody } from '../cloud/helpers/fle
 import { ManualClock } from '../cloud/helpers/manual-clock.js';
 import { type TestDatabase, openTestDatabase } from '../helpers/cloud-db.js';
 import { ManualTimers } from './manual-timers.js';
-import { TcpProxy } from './tcp-proxy.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 export type BrokerKind = 'embedded' | 'external';
 

@@ -16,8 +16,8 @@ import { statusDraft } from './helpers/drafts.js';
 import { OutboxSignals } from '../../cloud/src/outbox/signals.js';
 import { openTestDatabase, testEngines, type TestDatabase } from '../helpers/cloud-db.js';
 import { notifyFleet } from './helpers/notify-cloud.js';
-import { makeTestPki, type TestPki } from './helpers/test-ca.js';
-import { startReceiver, type TestReceiver } from './helpers/test-receiver.js';
+import { makeTestPki, type TestPki } from '../helpers/test-ca.js';
+import { startReceiver, type TestReceiver } from '../helpers/test-receiver.js';
 
 const RETRY = 5 * 60_000;
 

@@ -16,8 +16,8 @@ import { OutboxSignals } from '../../cloud/src/outbox/signals.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/cloud-db.js';
 import { statusDraft } from './helpers/drafts.js';
 import { notifyFleet } from './helpers/notify-cloud.js';
-import { makeTestPki, type TestPki } from './helpers/test-ca.js';
-import { startReceiver, type TestReceiver } from './helpers/test-receiver.js';
+import { makeTestPki, type TestPki } from '../helpers/test-ca.js';
+import { startReceiver, type TestReceiver } from '../helpers/test-receiver.js';
 
 describe('receiver transport', () => {
   let pki: TestPki;

@@ -23,8 +23,8 @@ import { type TestDatabase, openTestDatabase } from '../../helpers/cloud-db.js';
 import { KEYS, orderBody, testFleet } from '../../cloud/helpers/fleet-fixtures.js';
 import { ManualClock } from '../../cloud/helpers/manual-clock.js';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
-import { makeTestPki, type TestPki } from './test-ca.js';
-import { startReceiver, type Behaviour, type TestReceiver } from './test-receiver.js';
+import { makeTestPki, type TestPki } from '../../helpers/test-ca.js';
+import { startReceiver, type Behaviour, type TestReceiver } from '../../helpers/test-receiver.js';
 
 export { KEYS, orderBody };
 

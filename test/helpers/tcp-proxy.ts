@@ -1,13 +1,38 @@
 /**
  * A TCP relay between an agent and the broker that a test can cut: both ends at once (the broker
  * sees a lost client and publishes its will), only the agent's end (a half-open connection the
- * broker still believes in), or no new connections at all (the link is down).
+ * broker still believes in), or no new connections at all (the link is down). The bytes are
+ * copied as they come, or moved by a `Relay` of the test's (one that understands MQTT, say).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
+
+/** Moves the bytes of one relayed connection. */
+export interface Relay {
+  start(agent: Socket, broker: Socket): void;
+  /** Stops moving bytes; the sockets stay as they are. */
+  stop(): void;
+}
+
+/** Copies the bytes both ways as they come. */
+export function copyRelay(): Relay {
+  let ends: { agent: Socket; broker: Socket } | undefined;
+  return {
+    start(agent, broker) {
+      ends = { agent, broker };
+      agent.pipe(broker);
+      broker.pipe(agent);
+    },
+    stop() {
+      ends?.agent.unpipe(ends.broker);
+      ends?.broker.unpipe(ends.agent);
+    },
+  };
+}
 
 interface Pair {
   agent: Socket;
   broker: Socket;
+  relay: Relay;
   stranded: boolean;
 }
 
@@ -18,10 +43,13 @@ export class TcpProxy {
   #port = 0;
   #blocked = false;
 
-  /** `url`: the broker, mqtt://host:port. */
-  constructor(url: string) {
+  readonly #relay: () => Relay;
+
+  /** `url`: the broker, mqtt://host:port; `relay` makes the mover of each connection. */
+  constructor(url: string, relay: () => Relay = copyRelay) {
     const u = new URL(url);
     this.#target = { host: u.hostname, port: Number(u.port || 1883) };
+    this.#relay = relay;
   }
 
   get url(): string {
@@ -65,8 +93,7 @@ export class TcpProxy {
     for (const p of this.#pairs) {
       if (p.stranded) continue;
       p.stranded = true;
-      p.agent.unpipe(p.broker);
-      p.broker.unpipe(p.agent);
+      p.relay.stop();
       p.agent.destroy();
     }
   }
@@ -92,10 +119,9 @@ export class TcpProxy {
       return;
     }
     const broker = connect(this.#target.port, this.#target.host);
-    const pair: Pair = { agent, broker, stranded: false };
+    const pair: Pair = { agent, broker, relay: this.#relay(), stranded: false };
     this.#pairs.add(pair);
-    agent.pipe(broker);
-    broker.pipe(agent);
+    pair.relay.start(agent, broker);
     const closed = (): void => {
       if (!pair.stranded) {
         agent.destroy();

@@ -1,5 +1,5 @@
 /**
- * A private Mosquitto for ACL tests, started from deploy/mosquitto's own files: the config with
+ * A private Mosquitto for ACL tests and the fault-injection suite, started from deploy/mosquitto's own files: the config with
  * only the listener, file paths and persistence directory rewritten, the ACL file as it is, and
  * a password file made by deploy/mosquitto/passwords.sh (mosquitto_passwd) on a free port.
  */
@@ -14,6 +14,8 @@ const DEPLOY = fileURLToPath(new URL('../../deploy/mosquitto/', import.meta.url)
 
 export interface PrivateMosquitto {
   url: string;
+  /** Stops the broker (SIGTERM: it saves its persistence file) and starts it again on the same port. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,21 @@ export function testConfig(deployConf: string, dir: string, port: number): strin
   return lines.join('\n');
 }
 
+function launch(dir: string): { child: ChildProcess; stderr: () => string } {
+  const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, stderr: () => stderr };
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
 /** `users`: username -> password (lockers by id, cloud process users as named in the ACL). */
 export async function startPrivateMosquitto(users: Record<string, string>): Promise<PrivateMosquitto> {
   const dir = mkdtempSync(join(tmpdir(), 'mosquitto-'));
@@ -67,25 +84,30 @@ export async function startPrivateMosquitto(users: Record<string, string>): Prom
   execFileSync(join(DEPLOY, 'passwords.sh'), ['passwd', join(dir, 'secrets'), join(dir, 'passwd')]);
   copyFileSync(join(DEPLOY, 'acl'), join(dir, 'acl'));
   writeFileSync(join(dir, 'mosquitto.conf'), testConfig(readFileSync(join(DEPLOY, 'mosquitto.conf'), 'utf8'), dir, port));
-  const child = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let running = launch(dir);
+  const up = async (): Promise<void> => {
+    try {
+      await waitForPort(port, running.child);
+    } catch (err) {
+      running.child.kill('SIGKILL');
+      throw new Error(`${(err as Error).message}: ${running.stderr()}`);
+    }
+  };
   try {
-    await waitForPort(port, child);
+    await up();
   } catch (err) {
-    child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${(err as Error).message}: ${stderr}`);
+    throw err;
   }
   return {
     url: `mqtt://127.0.0.1:${port}`,
+    async restart() {
+      await terminate(running.child);
+      running = launch(dir);
+      await up();
+    },
     async stop() {
-      if (child.exitCode === null) {
-        await new Promise<void>((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        });
-      }
+      await terminate(running.child);
       rmSync(dir, { recursive: true, force: true });
     },
   };
