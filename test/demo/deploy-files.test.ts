@@ -1,0 +1,72 @@
+/**
+ * The deployment files agree with the code: the example agent config passes the agent's own
+ * schema (as the systemd unit hands it over, through AGENT_CONFIG), the compose file only sets
+ * settings the cloud reads and mounts files that exist, and the Dockerfiles copy and run paths
+ * that exist. (No Docker engine is needed: nothing is built or started.)
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { loadAgentConfig, parseAgentConfig } from '../../agent/src/config.js';
+import { CONFIG_ENV } from '../../cloud/src/config.js';
+import { STORAGE_CLOCK_ENV } from '../../cloud/src/expiry/settings.js';
+import { NOTIFY_ENV } from '../../cloud/src/notify/settings.js';
+import { MQTT_ENV } from '../../cloud/src/sync/mqtt-settings.js';
+
+const deploy = (...p: string[]): string => join('deploy', ...p);
+const AGENT_EXAMPLE = deploy('agent', 'agent.example.json');
+
+describe('deployment files', () => {
+  it('the example agent config passes the agent schema, read through AGENT_CONFIG as the systemd unit sets it', () => {
+    const unit = readFileSync(deploy('systemd', 'locker-agent.service'), 'utf8');
+    expect(unit).toMatch(/^Environment=AGENT_CONFIG=\/etc\/locker-agent\/agent\.json$/m);
+    const config = loadAgentConfig([], { AGENT_CONFIG: AGENT_EXAMPLE });
+    expect(config.lockerId).toBe('101');
+    expect(config.buses[0]).toMatchObject({ name: 'main', family: 'kerong-cu16', boards: [{ address: 0, polarity: 'normal' }] });
+    expect(config.mqtt?.url).toMatch(/^mqtts:\/\//);
+    // The unit's state directory is where the store is.
+    expect(unit).toMatch(/^StateDirectory=locker-agent$/m);
+    expect(config.dbPath).toBe('/var/lib/locker-agent/agent.sqlite');
+    // A password kept out of the file (the unit's EnvironmentFile) overrides it.
+    expect(parseAgentConfig(JSON.parse(readFileSync(AGENT_EXAMPLE, 'utf8')), { AGENT_MQTT_PASSWORD: 'from-env' }).mqtt?.password).toBe('from-env');
+  });
+
+  it("the systemd unit and the Dockerfiles start entry points that exist, as one node process", () => {
+    const unit = readFileSync(deploy('systemd', 'locker-agent.service'), 'utf8');
+    const exec = /^ExecStart=\/usr\/bin\/node --import tsx (\S+)$/m.exec(unit);
+    expect(exec?.[1]).toBe('agent/src/main.ts');
+    for (const [file, entry] of [
+      ['cloud.Dockerfile', 'cloud/src/main.ts'],
+      ['agent.Dockerfile', 'agent/src/main.ts'],
+    ] as const) {
+      const text = readFileSync(deploy('docker', file), 'utf8');
+      expect(text).toContain(`CMD ["node", "--import", "tsx", "${entry}"]`);
+      expect(existsSync(entry)).toBe(true);
+      expect(text).toMatch(/^FROM node:20-\S+ AS deps$/m);
+      expect(text).toMatch(/^USER node$/m);
+      const copied = [...text.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)].flatMap((m) => m[1]!.split(' '));
+      expect(copied.length).toBeGreaterThan(0);
+      for (const src of copied) expect(existsSync(src), `${file} copies ${src}`).toBe(true);
+    }
+  });
+
+  it('the compose file sets only settings the cloud reads and mounts files that exist', () => {
+    const compose = parse(readFileSync(deploy('docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { environment?: Record<string, string>; volumes?: string[]; build?: { context: string; dockerfile: string } }>;
+    };
+    const known = new Set<string>([...Object.values(CONFIG_ENV), ...Object.values(MQTT_ENV), ...Object.values(NOTIFY_ENV), ...Object.values(STORAGE_CLOCK_ENV)]);
+    const cloud = compose.services.cloud!;
+    expect(Object.keys(cloud.environment ?? {}).filter((name) => !known.has(name))).toEqual([]);
+    expect(cloud.environment).toMatchObject({ MQTT_URL: 'mqtt://mosquitto:1883', FLEET_FILE: '/etc/locker-cloud/fleet.json' });
+    expect(cloud.environment?.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+    expect(existsSync(join('deploy', cloud.build!.context, cloud.build!.dockerfile))).toBe(true);
+
+    const mosquitto = compose.services.mosquitto!;
+    const sources = (mosquitto.volumes ?? []).map((v) => v.split(':')[0]!).filter((s) => s.startsWith('./mosquitto/'));
+    expect(sources).toEqual(['./mosquitto/mosquitto.conf', './mosquitto/acl']);
+    for (const s of sources) expect(existsSync(join('deploy', s))).toBe(true);
+    // The cloud's broker user is one the ACL grants the cloud's topics to.
+    expect(readFileSync(deploy('mosquitto', 'acl'), 'utf8')).toMatch(new RegExp(`^user ${cloud.environment!.MQTT_USERNAME}$`, 'm'));
+  });
+});
