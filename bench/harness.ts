@@ -21,9 +21,11 @@ export interface Comparison {
 
 export interface BenchSuite {
   title: string;
-  comparisons: () => Comparison[];
-  /** Lines printed under the table (e.g. quality of the results, which timing cannot show). */
-  notes?: () => string[];
+  /** May set things up first (servers, databases); `teardown` undoes that after the measurement. */
+  comparisons: () => Comparison[] | Promise<Comparison[]>;
+  /** Lines printed under the table (e.g. quality of the results, which timing cannot show); gets the suite's rows. */
+  notes?: (rows: readonly Row[]) => string[];
+  teardown?: () => Promise<void>;
 }
 
 export interface Row {
@@ -33,6 +35,7 @@ export interface Row {
   medianMicros: number;
   meanMicros: number;
   rmePercent: number;
+  /** NaN for asynchronous tasks, whose calls overlap other work. */
   heapKiBPerCall: number;
   ratio: number;
 }
@@ -43,7 +46,8 @@ export interface MeasureOptions {
 }
 
 setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+/** A full garbage collection, for benchmarks that measure heap themselves. */
+export const collectGarbage = runInNewContext('gc') as () => void;
 
 function heapGrowth(fn: () => unknown, calls: number): number {
   collectGarbage();
@@ -65,9 +69,19 @@ export function heapPerCall(fn: () => unknown, batches = 11): number {
   return Math.max(0, growth[batches >> 1]!);
 }
 
+/** Heap per call of a synchronous task; NaN for one that returns a promise (its calls cannot be batched). */
+async function heapOf(fn: () => unknown): Promise<number> {
+  const probe = fn();
+  if (probe instanceof Promise) {
+    await probe;
+    return NaN;
+  }
+  return heapPerCall(fn);
+}
+
 export async function measure(suite: BenchSuite, options: MeasureOptions): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const comparison of suite.comparisons()) {
+  for (const comparison of await suite.comparisons()) {
     const tasks = [comparison.baseline, ...comparison.contenders];
     const bench = new Bench({ time: options.timeMs, warmupTime: options.timeMs / 4, throws: true });
     for (const task of tasks) bench.add(task.name, task.fn);
@@ -77,7 +91,7 @@ export async function measure(suite: BenchSuite, options: MeasureOptions): Promi
       if (result.state !== 'completed') throw new Error(`${comparison.name} / ${t.name}: ${result.state}`);
       return { median: result.latency.p50, mean: result.latency.mean, rme: result.latency.rme };
     });
-    tasks.forEach((task, i) => {
+    for (const [i, task] of tasks.entries()) {
       rows.push({
         suite: suite.title,
         comparison: comparison.name,
@@ -85,11 +99,11 @@ export async function measure(suite: BenchSuite, options: MeasureOptions): Promi
         medianMicros: stats[i]!.median * 1000,
         meanMicros: stats[i]!.mean * 1000,
         rmePercent: stats[i]!.rme,
-        heapKiBPerCall: heapPerCall(task.fn) / 1024,
+        heapKiBPerCall: (await heapOf(task.fn)) / 1024,
         // The median, not the mean: other processes on the machine add long outliers.
         ratio: stats[i]!.median / stats[0]!.median,
       });
-    });
+    }
   }
   return rows;
 }
@@ -107,7 +121,7 @@ export function formatTable(rows: readonly Row[]): string {
     micros(r.medianMicros),
     micros(r.meanMicros),
     r.rmePercent.toFixed(1),
-    r.heapKiBPerCall.toFixed(1),
+    Number.isNaN(r.heapKiBPerCall) ? '-' : r.heapKiBPerCall.toFixed(1),
     r.ratio.toFixed(2),
   ]);
   const all = [header, ...body];

@@ -22,8 +22,13 @@ const notes: string[] = [];
 for (const file of files) {
   const { suite } = (await import(pathToFileURL(join(here, file)).href)) as { suite: BenchSuite };
   console.error(`measuring ${suite.title}...`);
-  rows.push(...(await measure(suite, { timeMs })));
-  for (const note of suite.notes?.() ?? []) notes.push(`${suite.title}: ${note}`);
+  try {
+    const measured = await measure(suite, { timeMs });
+    rows.push(...measured);
+    for (const note of suite.notes?.(measured) ?? []) notes.push(`${suite.title}: ${note}`);
+  } finally {
+    await suite.teardown?.();
+  }
 }
 
 console.log(`Node ${process.version}, ${timeMs} ms per task; "x baseline" is median time / the first task's of each case.\n`);
