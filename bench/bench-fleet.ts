@@ -1,0 +1,47 @@
+/**
+ * A fleet for the benchmarks: many lockers of one CU48 board each (small, medium and large
+ * cells), one marketplace, one partner allowed everywhere, known keys and locker passwords.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FleetInput } from '../cloud/src/fleet/fleet-schema.js';
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export const BENCH_KEYS = { shop: 'bench-shop-key', partner: 'bench-partner-key' } as const;
+export const lockerPassword = (id: number): string => `bench-locker-${id}`;
+
+/** `cells` per locker: a third each small (400x100), medium (400x200) and large (400x400). */
+export function benchFleet(lockerIds: readonly number[], cells = 48): FleetInput {
+  const sizes = [100, 200, 400];
+  return {
+    lockers: lockerIds.map((id) => ({
+      id,
+      name: `Bench locker ${id}`,
+      timezone: 'Europe/Moscow',
+      depth: 600,
+      location: { id, city: 'Moscow', street: 'Bench street', house: String(id), latitude: 55.75, longitude: 37.61, fullAddress: `Moscow, Bench street, ${id}` },
+      boardFamily: 'kerong-cu48',
+      mqttPasswordSha256: sha(lockerPassword(id)),
+      cells: Array.from({ length: cells }, (_, i) => ({ id: i + 1, width: 400, height: sizes[Math.floor((i * sizes.length) / cells)]!, board: 0, lock: i + 1 })),
+    })),
+    marketplaces: [{ id: 'bench-shop', name: 'Bench shop', apiKeySha256: [sha(BENCH_KEYS.shop)] }],
+    partners: [{ id: 'bench-partner', name: 'Bench partner', apiKeySha256: [sha(BENCH_KEYS.partner)], marketplaces: ['bench-shop'], lockers: [...lockerIds] }],
+    operators: [],
+  };
+}
+
+/** Writes the fleet to a temporary folder; returns its path and a cleanup. */
+export function writeFleet(fleet: FleetInput): { dir: string; file: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const file = join(dir, 'fleet.json');
+  writeFileSync(file, JSON.stringify(fleet));
+  return { dir, file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Tomorrow in Moscow: a delivery date no locker refuses. */
+export function tomorrowInMoscow(now = Date.now()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + 86_400_000));
+}
