@@ -42,6 +42,8 @@ export interface Op {
 type Answer = { kind: 'answer'; status: number; body: unknown } | { kind: 'down' } | { kind: 'unknown'; error: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A cloud that does not answer for this long is not coming back: the step fails. */
+const GIVE_UP_MS = 90_000;
 
 /** A mutex per locker: one person at the kiosk at a time. */
 class Turn {
@@ -84,7 +86,9 @@ export class History {
     for (let i = 0; i < 2; i++) await this.createRoute();
     this.#running = true;
     this.#workers = [
-      this.#loop('marketplace', () => this.#marketplaceStep(), 250, 900),
+      // Two marketplace clients at once, so that API calls race on the same lockers.
+      this.#loop('marketplace 1', () => this.#marketplaceStep(), 400, 1_600),
+      this.#loop('marketplace 2', () => this.#marketplaceStep(), 400, 1_600),
       this.#loop('partner', () => this.createRoute().then(() => undefined), 15_000, 25_000),
       ...this.world.lockers.map((l) => this.#loop(`locker ${l.id}`, () => this.#visit(l), 300, 1_200)),
     ];
@@ -163,7 +167,7 @@ export class History {
   /** order/place/cancel until the cloud answers; 208 after an unknown outcome means the first try went through. */
   async cancel(order: OrderModel, barcode: string): Promise<Outcome> {
     let retried = false;
-    for (;;) {
+    for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
       const a = await this.#call('PUT', '/api/v4/auth/delivery/order/place/cancel', { extId: order.externalId, barcode }, 'shop');
       if (a.kind === 'answer') {
         const code = (a.body as { resultCode?: number } | null)?.resultCode;
@@ -176,11 +180,12 @@ export class History {
       if (a.kind === 'unknown') retried = true;
       await sleep(500);
     }
+    throw new Error(`the cloud did not answer the cancellation of ${barcode} for ${GIVE_UP_MS / 1000} s`);
   }
 
   /** order/extension: not idempotent, so an answer lost to a crash stays unknown. */
   async extend(order: OrderModel): Promise<void> {
-    for (;;) {
+    for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
       const a = await this.#call('POST', '/api/v4/auth/delivery/order/extension', { extId: order.externalId }, 'shop');
       if (a.kind === 'down') {
         await sleep(500);
@@ -191,6 +196,7 @@ export class History {
       this.ops.push({ kind: 'extend storage', lockerId: order.lockerId, outcome: a.kind === 'unknown' ? 'unknown' : a.status === 200 ? 'ok' : `refused ${(a.body as { resultCode?: number } | null)?.resultCode ?? a.status}` });
       return;
     }
+    this.ops.push({ kind: 'extend storage', lockerId: order.lockerId, outcome: 'down' });
   }
 
   /** A route sheet for today over every locker; keeps the courier's code. */
@@ -305,11 +311,12 @@ export class History {
 
   /** Repeats an idempotent request until the cloud answers it. */
   async #definite(method: string, path: string, body: unknown, key: 'shop' | 'partner'): Promise<{ status: number; body: unknown }> {
-    for (;;) {
+    for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
       const a = await this.#call(method, path, body, key);
       if (a.kind === 'answer') return a;
       await sleep(500);
     }
+    throw new Error(`the cloud did not answer ${path} for ${GIVE_UP_MS / 1000} s`);
   }
 
   async #call(method: string, path: string, body: unknown, key: 'shop' | 'partner'): Promise<Answer> {
