@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   console.log('starting the parcel-locker network...');
   const demo = await startDemo(settings, { logger });
   const traffic = demo.traffic
-    ? `on: orders, couriers, customers and returns every ~${settings.trafficIntervalMs / 1000} s per locker (logged below)`
+    ? `on: orders, couriers, customers and returns every ~${settings.trafficIntervalMs / 1000} s per locker (logged below; the screens are busy)`
     : 'off (npm start -- --traffic, or DEMO_TRAFFIC=1 npm start)';
   console.log(`\n${banner(demo, Date.now(), traffic)}\n`);
 
