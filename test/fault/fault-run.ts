@@ -72,10 +72,9 @@ export async function runFaultSuite(broker: BrokerKind): Promise<RunReport> {
     await history.start();
     nemesis.startChaos();
     let scenario: OfflineCancellation | undefined;
-    await Promise.all([
-      nemesis.offlineCancellation().then((s) => (scenario = s)),
-      nemesis.crashesAndCuts(),
-    ]);
+    // Both to the end before anything else happens, even when one of them fails.
+    const faults = await Promise.allSettled([nemesis.offlineCancellation().then((s) => (scenario = s)), nemesis.crashesAndCuts()]);
+    for (const f of faults) if (f.status === 'rejected') throw f.reason;
     // A little more history with the locker back, then only healing.
     await new Promise((r) => setTimeout(r, 10_000));
     nemesis.heal();
@@ -98,6 +97,7 @@ export async function runFaultSuite(broker: BrokerKind): Promise<RunReport> {
   } catch (err) {
     failures.push(`run aborted: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
+    await history.stop();
     console.log(
       [
         `faults (${broker}, seed ${seed}):`,

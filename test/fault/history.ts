@@ -229,10 +229,13 @@ export class History {
     return this.#turns.get(lockerId)!.run(() => fn(this.kiosk(lockerId)));
   }
 
-  /** A courier signs in and loads `barcodes` (recording what the screen said); optionally collects returns. */
-  async courierVisit(lockerId: number, barcodes: string[], collect: boolean): Promise<{ loads: string[]; returns: string }> {
+  /**
+   * A courier signs in (with `code`, or the code of any route sheet) and loads `barcodes`
+   * (recording what the screen said); optionally collects returns.
+   */
+  async courierVisit(lockerId: number, barcodes: string[], collect: boolean, code?: string): Promise<{ loads: string[]; returns: string }> {
     return this.atLocker(lockerId, async (k) => {
-      const code = this.#pick(this.courierCodes);
+      code ??= this.#pick(this.courierCodes);
       if (!code) return { loads: [], returns: 'no courier' };
       const signIn = await k.signIn(code);
       this.ops.push({ kind: 'courier sign-in', lockerId, outcome: signIn.ok ? 'ok' : (signIn.error ?? 'refused') });
