@@ -3,7 +3,7 @@
  * Every answer is the whole screen state, so the page only renders what it is given.
  */
 import fastifyStatic from '@fastify/static';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -31,7 +31,8 @@ export class ScreenServer {
   /** Listens; returns the page's URL. */
   async start(): Promise<string> {
     if (this.url) return this.url;
-    const app = Fastify({ loggerInstance: this.logger.child({ part: 'screen' }), disableRequestLogging: true });
+    // Kiosk polling would flood the log with per-request lines; only errors are logged.
+    const app = Fastify({ loggerInstance: this.logger.child({ part: 'screen' }), logController: new LogController({ disableRequestLogging: true }) });
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
