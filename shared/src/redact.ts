@@ -5,8 +5,10 @@
  */
 import type { LoggerOptions } from 'pino';
 
+// `code` alone is not listed: errors carry diagnostic codes (ECONNREFUSED); a keypad code under any
+// field name is caught by the free-text scrub of every string value below.
 const SECRET_FIELDS = [
-  'phone', 'phones', 'email', 'emails', 'inn', 'code', 'accessCode', 'access_code', 'pickupCode',
+  'phone', 'phones', 'email', 'emails', 'inn', 'accessCode', 'access_code', 'pickupCode',
   'postamatAccessCode', 'password', 'apiKey', 'authorization', 'notification', 'hmacSecret',
 ];
 
@@ -28,12 +30,25 @@ export function scrubText(text: string): string {
   return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]').replace(CODE, '[code]');
 }
 
+/** Scrubs every string inside a log object (bounded depth; other values pass through). */
+function scrubDeep(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (depth <= 0 || value === null || typeof value !== 'object' || value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, depth - 1);
+  return out;
+}
+
 /** pino options shared by every process: field redaction plus free-text scrubbing. */
 export function loggerOptions(name: string, level = process.env.LOG_LEVEL ?? 'info'): LoggerOptions {
   return {
     name,
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    formatters: {
+      log: (object) => scrubDeep(object, 6) as Record<string, unknown>,
+    },
     hooks: {
       logMethod(args, method) {
         const scrubbed = args.map((a: unknown) => (typeof a === 'string' ? scrubText(a) : a));

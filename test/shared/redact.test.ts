@@ -26,3 +26,15 @@ describe('log redaction', () => {
     expect(out).toContain('[redacted]');
   });
 });
+
+describe('log redaction of nested values', () => {
+  it('scrubs codes under any field name and keeps diagnostic error codes', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(chunk.toString()); cb(); } });
+    const log = pino(loggerOptions('t', 'info'), sink);
+    log.warn({ attempt: { typed: '48213077' }, error: { code: 'ECONNREFUSED' } }, 'link down');
+    const out = lines.join('');
+    expect(out).not.toContain('48213077');
+    expect(out).toContain('ECONNREFUSED');
+  });
+});
