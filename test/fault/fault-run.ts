@@ -91,13 +91,13 @@ export async function runFaultSuite(broker: BrokerKind): Promise<RunReport> {
 
     result = check(await gather(world, history));
     failures.push(...result.anomalies);
-    failures.push(...nemesis.missed.map((m) => `fault not injected: ${m}`));
-    for (const c of world.children()) failures.push(...c.unexpected);
     if (scenario) failures.push(...(await offlineCancellationOutcome(world, scenario)));
   } catch (err) {
     failures.push(`run aborted: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     await history.stop();
+    failures.push(...nemesis.missed.map((m) => `fault not injected: ${m}`));
+    for (const c of world.children()) failures.push(...c.unexpected);
     console.log(
       [
         `faults (${broker}, seed ${seed}):`,
