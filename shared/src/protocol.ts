@@ -187,8 +187,12 @@ export type Snapshot = z.infer<typeof snapshotSchema>;
 export const downMessageSchema = z.discriminatedUnion('type', [
   z.object({ v: version, type: z.literal('commands'), items: z.array(commandSchema).min(1) }),
   z.object({ v: version, type: z.literal('snapshot'), snapshot: snapshotSchema }),
-  /** Cumulative: every event with dseq <= ackedDseq is applied by the cloud. */
-  z.object({ v: version, type: z.literal('ack'), ackedDseq: seq }),
+  /**
+   * Cumulative: every event with dseq <= ackedDseq is applied by the cloud. `conn`: the connection
+   * counter of the last hello the cloud answered for this locker, so that an agent can tell the
+   * answer to its own hello from an ack of an earlier connection (absent from older clouds).
+   */
+  z.object({ v: version, type: z.literal('ack'), ackedDseq: seq, conn: z.number().int().min(0).optional() }),
 ]);
 export type DownMessage = z.infer<typeof downMessageSchema>;
 

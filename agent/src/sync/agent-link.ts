@@ -212,7 +212,8 @@ export class AgentLink {
         this.#ackCommands(this.#down.snapshot(msg.snapshot));
         return;
       case 'ack':
-        this.#up.acked(msg.ackedDseq);
+        // An ack naming another connection (or none: an older cloud) is an earlier one, or the cloud has not had this hello.
+        this.#up.acked(msg.ackedDseq, msg.conn === undefined || msg.conn === this.#conn);
         return;
     }
   }

@@ -4,10 +4,11 @@
  * kept here only says how far this connection has sent, and falls back to the ack on every
  * connect and when no ack advanced for `resendAfterMs`.
  *
- * On every connection the events wait for the cloud's first ack (the answer to the hello): an ack
- * beyond anything this store ever sent shows a store that was replaced or restored, whose unsent
- * events would otherwise reuse numbers the cloud has applied (and be skipped as duplicates). They
- * are renumbered after the cloud's ack before anything is sent.
+ * On every connection the events wait for the cloud's answer to the hello (an ack naming this
+ * connection; the hello is said again until it comes): an ack beyond anything this store ever
+ * sent shows a store that was replaced or restored, whose unsent events would otherwise reuse
+ * numbers the cloud has applied (and be skipped as duplicates). They are renumbered after the
+ * cloud's ack before anything is sent.
  */
 import type { Logger } from 'pino';
 import type { LockerEvent } from '../../../shared/src/protocol.js';
@@ -23,7 +24,7 @@ export interface UpStreamOptions {
 
 export class UpStream {
   #connected = false;
-  /** The cloud told this connection where it stands (an ack arrived since the hello). */
+  /** The cloud answered this connection's hello (an ack naming its counter arrived). */
   #positioned = false;
   /** Highest dseq handed to the broker on this connection. */
   #sentUpTo = 0;
@@ -57,8 +58,11 @@ export class UpStream {
     this.#disarm();
   }
 
-  /** The cloud's cumulative ack. */
-  acked(dseq: number): void {
+  /**
+   * The cloud's cumulative ack. `answersHello`: it names this connection, so the cloud has this
+   * connection's hello (and will push commands to it); only such an ack lets the events go.
+   */
+  acked(dseq: number, answersHello: boolean): void {
     const before = this.store.ackedDseq();
     if (dseq > this.store.sentDseq()) {
       // The cloud has applied events this store never sent: the local state was replaced or
@@ -73,8 +77,8 @@ export class UpStream {
       this.store.markAcked(dseq);
     }
     const after = this.store.ackedDseq();
-    if (after > before || !this.#positioned) this.#progressAt = this.clock.now();
-    this.#positioned = true;
+    if (after > before || (answersHello && !this.#positioned)) this.#progressAt = this.clock.now();
+    if (answersHello) this.#positioned = true;
     this.#sentUpTo = Math.max(this.#sentUpTo, after);
     this.pump();
   }

@@ -274,7 +274,7 @@ export class LockerLink {
       'locker hello',
     );
     this.#sendPlan(lockerId, out.down.plan);
-    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: out.up.ackedDseq });
+    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: out.up.ackedDseq, conn: hello.conn });
     if (out.down.advancedTo !== null) await this.#deps.onCommandsApplied?.(lockerId, out.down.advancedTo);
   }
 
@@ -288,11 +288,17 @@ export class LockerLink {
     }
     if (result.gapAt !== null) this.#log.info({ lockerId, gapAt: result.gapAt, ackedDseq: result.ackedDseq }, 'event gap; waiting for the resend');
     this.#deps.hooks?.afterEvents?.(lockerId, result);
-    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: result.ackedDseq });
+    this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: result.ackedDseq, conn: await this.#helloConn(lockerId) });
     if (result.applied > 0) {
       this.#deps.signals.notificationsRecorded();
       this.#deps.signals.commandsRecorded([lockerId, ...result.commandsFor]);
     }
+  }
+
+  /** The connection whose hello was answered last: an ack names it, so the agent knows its hello arrived. */
+  async #helloConn(lockerId: number): Promise<number> {
+    const row = await this.#deps.db.db.selectFrom('lockers').select('hello_conn').where('id', '=', lockerId).executeTakeFirst();
+    return row?.hello_conn ?? 0;
   }
 
   async #onCommandAck(lockerId: number, appliedCseq: number): Promise<void> {
