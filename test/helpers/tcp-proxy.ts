@@ -118,7 +118,9 @@ export class TcpProxy {
       agent.destroy();
       return;
     }
-    const broker = connect(this.#target.port, this.#target.host);
+    // A relay must not add Nagle delays the real path does not have.
+    agent.setNoDelay(true);
+    const broker = connect({ port: this.#target.port, host: this.#target.host, noDelay: true });
     const pair: Pair = { agent, broker, relay: this.#relay(), stranded: false };
     this.#pairs.add(pair);
     pair.relay.start(agent, broker);

@@ -6,6 +6,7 @@
  * durable log (outbox, appliedCseq) keeps what has to be sent.
  */
 import mqtt, { type MqttClient } from 'mqtt';
+import { disableNagle } from '../../../shared/src/mqtt-nodelay.js';
 import type { Logger } from 'pino';
 import { RateLimitedLog } from '../hw/rate-limited-log.js';
 import { Backoff } from './backoff.js';
@@ -144,13 +145,17 @@ export class MqttConnection {
     client.on('message', (topic, payload, packet) => {
       if (this.#client === client) this.handlers.onMessage(topic, payload, packet.retain);
     });
-    client.on('connect', () => void this.#subscribe(client, subscriptions));
+    client.on('connect', () => {
+      disableNagle(client);
+      void this.#subscribe(client, subscriptions);
+    });
     client.on('close', () => this.#onClose(client));
     client.on('error', (err: Error & { code?: unknown }) => {
       const key = typeof err.code === 'string' || typeof err.code === 'number' ? String(err.code) : err.message;
       this.#errors.warn(key, { err: err.message, code: err.code }, 'locker link: cannot reach the broker');
     });
     client.connect();
+    disableNagle(client);
   }
 
   async #subscribe(client: MqttClient, filters: readonly string[]): Promise<void> {

@@ -100,7 +100,8 @@ export class EmbeddedBroker {
     this.#aedes = aedes;
     aedes.on('clientError', (client, err) => this.#opts.logger.debug({ clientId: client.id, err }, 'mqtt client error'));
 
-    const server = createServer((socket) => aedes.handle(socket));
+    // noDelay: see shared/src/mqtt-nodelay.ts.
+    const server = createServer({ noDelay: true }, (socket) => aedes.handle(socket));
     this.#server = server;
     const { host, port } = this.#opts;
     await new Promise<void>((resolve, reject) => {

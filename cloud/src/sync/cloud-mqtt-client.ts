@@ -5,6 +5,7 @@
  * delivery rests on the command log and the agent's acks, not on mqtt.js's in-memory store.
  */
 import mqtt, { type MqttClient } from 'mqtt';
+import { disableNagle } from '../../../shared/src/mqtt-nodelay.js';
 import type { Logger } from 'pino';
 import { cloudSubscriptions, sharedSubscription } from '../../../shared/src/topics.js';
 
@@ -96,6 +97,7 @@ export class CloudMqttClient {
 
       client.on('message', (topic, payload, packet) => this.#opts.onMessage(topic, payload, packet.retain));
       client.on('connect', () => {
+        disableNagle(client);
         this.#subscribe(client).then(
           () => {
             this.#ready = true;
@@ -121,6 +123,7 @@ export class CloudMqttClient {
         logger.warn({ err }, 'locker link MQTT error');
       });
       client.connect();
+      disableNagle(client);
     });
   }
 
