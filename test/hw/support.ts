@@ -3,10 +3,11 @@ import type { BoardEvent, LockHardware } from '../../agent/src/hw/index.js';
 
 /**
  * Reads a board until it answers: after a dropped link the transport reconnects on its own,
- * and the first reads may fail meanwhile. Gives up after `tries` reads.
+ * and the first reads may fail meanwhile. Gives up after `withinMs`.
  */
-export async function readWhenBack(hw: LockHardware, bus: string, board: number, tries = 200): Promise<Map<number, boolean> | undefined> {
-  for (let i = 0; i < tries; i++) {
+export async function readWhenBack(hw: LockHardware, bus: string, board: number, withinMs = 20_000): Promise<Map<number, boolean> | undefined> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
     const doors = await hw.readBoard(bus, board).catch(() => undefined);
     if (doors) return doors;
     await new Promise((r) => setTimeout(r, 20));
