@@ -23,14 +23,17 @@ function pemKey(der: ArrayBuffer): string {
   return `-----BEGIN PRIVATE KEY-----\n${b64.trim()}\n-----END PRIVATE KEY-----\n`;
 }
 
-/** `now` in epoch ms; the certificates are valid from a day before it for `days` days. */
-export async function makeDemoPki(now: number, days = 30): Promise<DemoPki> {
+/**
+ * `now` in epoch ms; the certificates are valid from a day before it for `days` days. The tests'
+ * HTTPS receivers use the same authority under another name.
+ */
+export async function makeDemoPki(now: number, days = 30, caName = 'Parcel-locker demo marketplace CA'): Promise<DemoPki> {
   const notBefore = new Date(now - DAY);
   const notAfter = new Date(now + days * DAY);
   const caKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
-    name: 'CN=Parcel-locker demo marketplace CA',
+    name: `CN=${caName}`,
     notBefore,
     notAfter,
     keys: caKeys,
