@@ -32,6 +32,13 @@ function missingReason(req: Requirement): string | undefined {
   }
 }
 
+/** The test file that asked, from the call stack (for the skip message). */
+function callerFile(): string | undefined {
+  const lines = new Error().stack?.split('\n') ?? [];
+  const hit = lines.map((l) => /(test\/[^\s:)]+\.test\.ts)/.exec(l)?.[1]).find((f) => f !== undefined);
+  return hit;
+}
+
 /**
  * Returns true when every requirement is present. Otherwise prints why the suite is skipped and
  * returns false, or throws under CI so that a skip there is a failure.
@@ -44,6 +51,6 @@ export function requires(...reqs: Requirement[]): boolean {
   if (process.env.CI === 'true' || process.env.CI === '1') {
     throw new Error(`required under CI but missing: ${text}`);
   }
-  console.warn(`[skipped] suite needs ${text}`);
+  console.warn(`[skipped] ${callerFile() ?? 'a suite'} needs ${text}`);
   return false;
 }
