@@ -151,6 +151,8 @@ export class MqttConnection {
     });
     client.on('close', () => this.#onClose(client));
     client.on('error', (err: Error & { code?: unknown }) => {
+      // Writes racing a planned stop fail by design (the stream has ended).
+      if (!this.#running) return;
       const key = typeof err.code === 'string' || typeof err.code === 'number' ? String(err.code) : err.message;
       this.#errors.warn(key, { err: err.message, code: err.code }, 'locker link: cannot reach the broker');
     });
@@ -198,7 +200,9 @@ export class MqttConnection {
     this.#client = undefined;
     this.#ready = false;
     if (wasReady) {
-      this.logger.warn('locker link disconnected');
+      // A planned stop is not a fault worth a warning.
+      if (this.#running) this.logger.warn('locker link disconnected');
+      else this.logger.info('locker link closed');
       this.handlers.onLost();
     }
   }
