@@ -7,19 +7,8 @@ import { allocate, sizeParcel, type AllocationRequest, type CellOpening, type Pa
 import { DEFAULT_ALLOCATION_OPTIONS } from '../cloud/src/allocation/options.js';
 import { boxFitsCell, cellVolume } from '../shared/src/geometry.js';
 import { exhaustiveBest, score, type Score } from '../test/allocation/reference.js';
+import { seededRandom } from '../sim/src/random.js';
 import type { BenchSuite, BenchTask, Comparison } from './harness.js';
-
-/** Deterministic random numbers (mulberry32), so every run measures the same inputs. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Locker {
   name: string;
@@ -64,7 +53,8 @@ function parcels(rnd: () => number, count: number, shapes: readonly [number, num
 
 /** Orders on a locker with a share of its cells free, different cells for every order. */
 function requests(locker: Locker, parcelCount: number, shapes = SHAPES, count = 64, freeShare = 0.5): AllocationRequest[] {
-  const rnd = random(locker.depth * 1000 + parcelCount);
+  // Seeded, so every run measures the same inputs.
+  const rnd = seededRandom(locker.depth * 1000 + parcelCount);
   const cells = lockerCells(locker);
   return Array.from({ length: count }, () => ({
     parcels: parcels(rnd, parcelCount, shapes),
