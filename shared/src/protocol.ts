@@ -157,6 +157,11 @@ export const eventBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('code.attempt'), kind: z.enum(['courier', 'customer']), ok: z.boolean() }),
   /** Wrong codes passed the locker's daily threshold. */
   z.object({ type: z.literal('keypad.alarm'), kind: z.enum(['courier', 'customer']), failuresToday: z.number().int().positive() }),
+  /**
+   * A courier's scan named parcels of several orders the courier may load (barcodes are unique only
+   * within a marketplace); the screen asked the courier to choose. Order ids only, no barcode.
+   */
+  z.object({ type: z.literal('barcode.ambiguous'), orderIds: z.array(z.string().min(1)).min(2), grantId: z.string().min(1) }),
 ]);
 export type EventBody = z.infer<typeof eventBodySchema>;
 export type EventType = EventBody['type'];

@@ -14,13 +14,15 @@ import { chooseCell, type CellSituation } from './cell-choice.js';
 import type { DoorChange, DoorSupervisor } from './doors.js';
 import type { Keypad } from './keypad.js';
 import type { CellOperations } from './operations.js';
-import { checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels } from './rules.js';
+import { checkChosenLoad, checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels, type LoadDecision } from './rules.js';
 import { lockerDay, lockerZone } from './time.js';
 
 export type KioskView =
   | { screen: 'start' }
   | { screen: 'code'; kind: CodeKind }
   | { screen: 'courier'; notice: CourierNotice | null }
+  /** Several parcels the courier may load answer to the scanned barcode: the courier picks the order. */
+  | { screen: 'load_choice'; barcode: string; candidates: LoadCandidate[] }
   | {
       screen: 'load_open';
       cellId: number;
@@ -33,6 +35,14 @@ export type KioskView =
     }
   | { screen: 'take_open'; kind: 'pickup' | 'return'; cells: number[]; failedCells: number[] };
 
+/** One order a scanned barcode may belong to, as the courier can tell it from the parcel's label. */
+export interface LoadCandidate {
+  orderId: string;
+  externalId: string;
+  number: string | null;
+  marketplaceId: string;
+}
+
 export type CourierNotice = { kind: 'loaded'; cellId: number; barcode: string } | { kind: 'returned'; count: number };
 
 export type KioskError =
@@ -44,6 +54,8 @@ export type KioskError =
   | { code: 'already_loaded'; cellId: number }
   | { code: 'not_loadable' }
   | { code: 'not_deliverable_yet'; date: string }
+  /** The chosen order is not one the screen offered for the scanned barcode. */
+  | { code: 'not_a_candidate' }
   | { code: 'no_free_cell' }
   | { code: 'door_fault'; cells: number[] }
   | { code: 'nothing_to_collect' }
@@ -147,13 +159,32 @@ export class Kiosk {
     });
   }
 
-  /** A barcode from the scanner or typed on the screen; only a signed-in courier's scans count. */
+  /**
+   * A barcode from the scanner or typed on the screen; only a signed-in courier's scans count. A
+   * scan while a choice is shown replaces it (the courier moved on to another parcel).
+   */
   scan(barcode: string): Promise<KioskState> {
     return this.act(async () => {
-      if (this.view.screen !== 'courier') return;
+      if (this.view.screen !== 'courier' && this.view.screen !== 'load_choice') return;
       const grant = this.requireGrant();
       if (!grant) return;
       await this.load(grant, barcode.trim());
+    });
+  }
+
+  /** The courier's pick among the orders offered for the scanned barcode. */
+  chooseOrder(orderId: string): Promise<KioskState> {
+    return this.act(async () => {
+      const v = this.view;
+      if (v.screen !== 'load_choice') return;
+      if (!v.candidates.some((c) => c.orderId === orderId)) {
+        this.error = { code: 'not_a_candidate' };
+        return;
+      }
+      const grant = this.requireGrant();
+      if (!grant) return;
+      this.view = { screen: 'courier', notice: null };
+      await this.loadChecked(grant, checkChosenLoad(this.store, grant, v.barcode, orderId, this.today()));
     });
   }
 
@@ -184,7 +215,8 @@ export class Kiosk {
   /** Back: from a courier's open cells to the courier's menu, from anything else to the start. */
   back(): Promise<KioskState> {
     return this.act(() => {
-      if (this.view.screen === 'load_open' || (this.view.screen === 'take_open' && this.view.kind === 'return')) {
+      if (this.view.screen === 'load_choice') this.view = { screen: 'courier', notice: null };
+      else if (this.view.screen === 'load_open' || (this.view.screen === 'take_open' && this.view.kind === 'return')) {
         if (this.view.screen === 'load_open' && this.view.aborted === null) return; // the door decides
         this.view = { screen: 'courier', notice: null };
       } else this.reset();
@@ -286,14 +318,28 @@ export class Kiosk {
     else if (kind === 'pickup') this.reset();
   }
 
+  private today(): string {
+    return lockerDay(this.clock.now(), lockerZone(this.store));
+  }
+
   private async load(grant: CourierGrant, barcode: string): Promise<void> {
-    const today = lockerDay(this.clock.now(), lockerZone(this.store));
-    const check = checkLoad(this.store, barcode, today);
-    if (!check.ok) {
-      this.error = check.refusal;
+    if (this.view.screen === 'load_choice') this.view = { screen: 'courier', notice: null };
+    const check = checkLoad(this.store, grant, barcode, this.today());
+    if (check.kind === 'choose') {
+      const orderIds = check.candidates.map((c) => c.order.intent.orderId);
+      // The operator hears of it: one barcode naming several of a courier's orders needs looking into.
+      this.store.outbox.emit({ type: 'barcode.ambiguous', orderIds, grantId: grant.grantId });
+      this.logger.warn({ orderIds, grantId: grant.grantId }, 'scanned barcode names several orders: the courier chooses');
+      const candidates = check.candidates.map(({ order: { intent: o } }) => ({ orderId: o.orderId, externalId: o.externalId, number: o.number, marketplaceId: o.marketplaceId }));
+      this.view = { screen: 'load_choice', barcode, candidates };
       return;
     }
-    await this.place(grant, { orderId: check.order.intent.orderId, parcel: check.parcel, exclude: new Set(), failedCells: [] });
+    await this.loadChecked(grant, check);
+  }
+
+  private async loadChecked(grant: CourierGrant, check: LoadDecision): Promise<void> {
+    if (check.kind === 'refused') this.error = check.refusal;
+    else await this.place(grant, { orderId: check.order.intent.orderId, parcel: check.parcel, exclude: new Set(), failedCells: [] });
   }
 
   /** Opens a cell for the parcel; a door that fails is skipped for the next fitting cell. */

@@ -4,7 +4,7 @@
  */
 import { OrderState } from '../../../shared/src/enums.js';
 import type { CourierGrant, ParcelIntent } from '../../../shared/src/protocol.js';
-import type { LockerStore, ParcelFact, ParcelRef, StoredOrder } from '../store/index.js';
+import type { LockerStore, ParcelFact, ParcelMatch, ParcelRef, StoredOrder } from '../store/index.js';
 
 export type LoadRefusal =
   | { code: 'unknown_parcel' }
@@ -13,36 +13,62 @@ export type LoadRefusal =
   | { code: 'not_loadable' }
   | { code: 'not_deliverable_yet'; date: string };
 
-export type LoadCheck = { ok: true; order: StoredOrder; parcel: ParcelIntent } | { ok: false; refusal: LoadRefusal };
+/**
+ * What a courier's scan leads to: the parcel to load, a refusal, or a choice the courier must make
+ * because several parcels the courier may load answer to the barcode (the locker never guesses).
+ */
+export type LoadDecision = { kind: 'load'; order: StoredOrder; parcel: ParcelIntent } | { kind: 'refused'; refusal: LoadRefusal };
+export type LoadCheck = LoadDecision | { kind: 'choose'; candidates: ParcelMatch[] };
 
 const REFUSAL_RANK: Record<LoadRefusal['code'], number> = { already_loaded: 3, not_deliverable_yet: 2, not_loadable: 1, unknown_parcel: 0 };
 
-/** Whether a scanned barcode names a parcel a courier may load now (`today` in locker time). */
-export function checkLoad(store: LockerStore, barcode: string, today: string): LoadCheck {
+/** Why this parcel cannot be loaded now (`today` in locker time), or null when it can. */
+function loadRefusal(store: LockerStore, { order, parcel }: ParcelMatch, today: string): LoadRefusal | null {
+  const fact = store.parcels.get(order.intent.orderId, parcel.barcode);
+  if (fact?.state === 'in_cell') return { code: 'already_loaded', cellId: fact.cellId };
+  // A parcel the cloud believes loaded but this locker has no fact of may still be loaded: the fact decides.
+  const parcelOk = parcel.state === 'pending' || parcel.state === 'loaded';
+  const orderOk = !order.removed && (order.intent.state === OrderState.New || order.intent.state === OrderState.CourierLoaded);
+  if (fact || !parcelOk || !orderOk) return { code: 'not_loadable' };
+  if (today < order.intent.dateDelivery) return { code: 'not_deliverable_yet', date: order.intent.dateDelivery };
+  return null;
+}
+
+/**
+ * The parcels a barcode names for this courier: only orders of the grant's marketplaces (the grant
+ * is this locker's, so only this locker's orders). Barcodes are unique only within a marketplace;
+ * another marketplace's parcel with the same barcode is not this courier's to load.
+ */
+function parcelsFor(store: LockerStore, grant: CourierGrant, barcode: string): ParcelMatch[] {
+  return store.orders.findByBarcodeOf(barcode, grant.marketplaceIds);
+}
+
+/**
+ * Whether a scanned barcode (own or additional) names a parcel this courier may load now. When
+ * more than one of the courier's parcels answers to it and none of them is in a cell or handed
+ * out (any of them may be the one in the courier's hands), and at least one could be loaded, the
+ * courier chooses among them.
+ */
+export function checkLoad(store: LockerStore, grant: CourierGrant, barcode: string, today: string): LoadCheck {
+  const matches = parcelsFor(store, grant, barcode);
+  const inHand = matches.filter((m) => store.parcels.get(m.order.intent.orderId, m.parcel.barcode) === null);
+  if (inHand.length > 1 && inHand.some((m) => loadRefusal(store, m, today) === null)) return { kind: 'choose', candidates: inHand };
+  return firstLoadable(store, matches, today);
+}
+
+/** The courier's choice among the candidates of a scan: that order's parcel, checked again now. */
+export function checkChosenLoad(store: LockerStore, grant: CourierGrant, barcode: string, orderId: string, today: string): LoadDecision {
+  return firstLoadable(store, parcelsFor(store, grant, barcode).filter((m) => m.order.intent.orderId === orderId), today);
+}
+
+function firstLoadable(store: LockerStore, matches: readonly ParcelMatch[], today: string): LoadDecision {
   let refusal: LoadRefusal = { code: 'unknown_parcel' };
-  const worse = (r: LoadRefusal) => {
+  for (const m of matches) {
+    const r = loadRefusal(store, m, today);
+    if (r === null) return { kind: 'load', order: m.order, parcel: m.parcel };
     if (REFUSAL_RANK[r.code] > REFUSAL_RANK[refusal.code]) refusal = r;
-  };
-  for (const { order, parcel } of store.orders.findByBarcode(barcode)) {
-    const fact = store.parcels.get(order.intent.orderId, parcel.barcode);
-    if (fact?.state === 'in_cell') {
-      worse({ code: 'already_loaded', cellId: fact.cellId });
-      continue;
-    }
-    // A parcel the cloud believes loaded but this locker has no fact of may still be loaded: the fact decides.
-    const parcelOk = parcel.state === 'pending' || parcel.state === 'loaded';
-    const orderOk = !order.removed && (order.intent.state === OrderState.New || order.intent.state === OrderState.CourierLoaded);
-    if (fact || !parcelOk || !orderOk) {
-      worse({ code: 'not_loadable' });
-      continue;
-    }
-    if (today < order.intent.dateDelivery) {
-      worse({ code: 'not_deliverable_yet', date: order.intent.dateDelivery });
-      continue;
-    }
-    return { ok: true, order, parcel };
   }
-  return { ok: false, refusal };
+  return { kind: 'refused', refusal };
 }
 
 /** An in-cell parcel a courier takes back: cancelled, storage over (6/7), or no longer wanted here. */

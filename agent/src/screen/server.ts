@@ -54,6 +54,9 @@ export class ScreenServer {
     api.post('/api/scan', { schema: { body: z.object({ barcode: z.string().trim().min(1).max(128) }) } }, async (req) =>
       this.withLang(await this.kiosk.scan(req.body.barcode)),
     );
+    api.post('/api/choose-order', { schema: { body: z.object({ orderId: z.string().min(1).max(128) }) } }, async (req) =>
+      this.withLang(await this.kiosk.chooseOrder(req.body.orderId)),
+    );
     api.post('/api/returns', async () => this.withLang(await this.kiosk.collectReturns()));
     api.post('/api/does-not-fit', async () => this.withLang(await this.kiosk.doesNotFit()));
     api.post('/api/cancel-load', async () => this.withLang(await this.kiosk.cancelLoad()));

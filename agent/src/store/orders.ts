@@ -77,9 +77,30 @@ export class Orders {
     return (this.db.prepare('select intent, removed from orders order by order_id').all() as OrderRow[]).map(toOrder);
   }
 
-  /** Parcels answering to a barcode: their own barcode or one of their additional barcodes. */
+  /**
+   * Parcels of the given marketplaces answering to a barcode: by their own barcode or one of their
+   * additional barcodes, both through the `barcodes` table. Barcodes are unique only within one
+   * marketplace, so a courier's scan must only see the marketplaces the courier works for.
+   */
+  findByBarcodeOf(code: string, marketplaceIds: readonly string[]): ParcelMatch[] {
+    if (marketplaceIds.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `select b.order_id, b.parcel from barcodes b join orders o on o.order_id = b.order_id
+         where b.code = ? and o.marketplace_id in (${marketplaceIds.map(() => '?').join(', ')})
+         order by b.order_id, b.parcel`,
+      )
+      .all(code, ...marketplaceIds) as { order_id: string; parcel: string }[];
+    return this.matches(rows);
+  }
+
+  /** Parcels of every marketplace answering to a barcode (diagnostics; a courier's scan uses findByBarcodeOf). */
   findByBarcode(code: string): ParcelMatch[] {
-    const rows = this.db.prepare('select order_id, parcel from barcodes where code = ?').all(code) as { order_id: string; parcel: string }[];
+    const rows = this.db.prepare('select order_id, parcel from barcodes where code = ? order by order_id, parcel').all(code) as { order_id: string; parcel: string }[];
+    return this.matches(rows);
+  }
+
+  private matches(rows: readonly { order_id: string; parcel: string }[]): ParcelMatch[] {
     const out: ParcelMatch[] = [];
     for (const r of rows) {
       const order = this.get(r.order_id);

@@ -34,6 +34,9 @@ async function dispatch(ctx: EventContext): Promise<void> {
       return recordAlert(ctx, { kind: event.type, severity: 'info', detail: { kind: event.kind, ok: event.ok } });
     case 'keypad.alarm':
       return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { kind: event.kind, failuresToday: event.failuresToday } });
+    case 'barcode.ambiguous':
+      // Operators look into why one barcode names several loadable orders of a courier's marketplaces.
+      return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { orderIds: event.orderIds, grantId: event.grantId } });
   }
 }
 

@@ -33,6 +33,9 @@ const TEXT = {
     pickupTitle: (cells) => (cells.length === 1 ? `Заберите посылку из ячейки ${cells[0]}` : `Заберите посылки из ячеек ${cells.join(', ')}`),
     returnsTitle: (cells) => (cells.length === 1 ? `Заберите возвраты из ячейки ${cells[0]}` : `Заберите возвраты из ячеек ${cells.join(', ')}`),
     closeDoors: 'и закройте дверцы',
+    chooseTitle: 'Этот штрихкод есть у нескольких заказов',
+    chooseOrderHint: 'Выберите заказ, номер которого указан на посылке',
+    orderLabel: (c) => `Заказ ${c.number || c.externalId}`,
     busy: 'Открываем ячейку…',
     wait: (t) => `Подождите ${t} перед следующей попыткой`,
     errors: {
@@ -44,6 +47,7 @@ const TEXT = {
       already_loaded: (e) => `Эта посылка уже в ячейке ${e.cellId}`,
       not_loadable: 'Эту посылку нельзя заложить: она отменена или уже выдана',
       not_deliverable_yet: (e) => `Эту посылку можно заложить не раньше ${formatDate(e.date)}`,
+      not_a_candidate: 'Выберите один из показанных заказов',
       no_free_cell: 'Нет свободной подходящей ячейки',
       door_fault: (e) => `Не открылась дверца ${cellsText(e.cells)}. Сообщите в поддержку`,
       nothing_to_collect: 'Возвратов для вас нет',
@@ -82,6 +86,9 @@ const TEXT = {
     pickupTitle: (cells) => (cells.length === 1 ? `Take your parcel from cell ${cells[0]}` : `Take your parcels from cells ${cells.join(', ')}`),
     returnsTitle: (cells) => (cells.length === 1 ? `Take the returns from cell ${cells[0]}` : `Take the returns from cells ${cells.join(', ')}`),
     closeDoors: 'and close the doors',
+    chooseTitle: 'This barcode belongs to several orders',
+    chooseOrderHint: 'Choose the order whose number is on the parcel',
+    orderLabel: (c) => `Order ${c.number || c.externalId}`,
     busy: 'Opening the cell…',
     wait: (t) => `Please wait ${t} before trying again`,
     errors: {
@@ -93,6 +100,7 @@ const TEXT = {
       already_loaded: (e) => `This parcel is already in cell ${e.cellId}`,
       not_loadable: 'This parcel cannot be loaded: it was cancelled or already handed out',
       not_deliverable_yet: (e) => `This parcel cannot be loaded before ${formatDate(e.date)}`,
+      not_a_candidate: 'Choose one of the orders shown',
       no_free_cell: 'No free cell fits this parcel',
       door_fault: (e) => `The door of ${cellsText(e.cells)} did not open. Please tell support`,
       nothing_to_collect: 'There are no returns for you',
@@ -242,6 +250,37 @@ function renderCourier() {
   ];
 }
 
+// One button per order the scanned barcode may belong to; the courier picks the one on the label.
+function renderLoadChoice() {
+  const v = state.view;
+  const choices = v.candidates.map((c) =>
+    el(
+      'button',
+      { class: 'btn secondary choice', type: 'button', 'data-action': 'choose-order', 'data-order-id': c.orderId, onclick: () => chooseOrder(c.orderId) },
+      el('span', {}, t().orderLabel(c)),
+      el('span', { class: 'choice-detail' }, c.marketplaceId),
+    ),
+  );
+  return [
+    el('h1', {}, t().chooseTitle),
+    el('h2', {}, t().chooseOrderHint),
+    el('div', { class: 'hint' }, v.barcode),
+    el('div', { class: 'choices' }, choices),
+    button(t().back, 'back', 'btn secondary'),
+  ];
+}
+
+async function chooseOrder(orderId) {
+  $('busy').hidden = false;
+  $('busy-text').textContent = t().busy;
+  try {
+    const next = await api('/api/choose-order', { orderId });
+    if (next && next.view) apply(next);
+  } finally {
+    $('busy').hidden = true;
+  }
+}
+
 function renderLoadOpen() {
   const v = state.view;
   const failed = v.failedCells.length > 0 ? el('div', { class: 'error', 'data-error': 'door_fault' }, t().failedInstead(v.failedCells, v.cellId)) : null;
@@ -266,7 +305,7 @@ function renderTakeOpen() {
   ];
 }
 
-const SCREENS = { start: renderStart, code: renderCode, courier: renderCourier, load_open: renderLoadOpen, take_open: renderTakeOpen };
+const SCREENS = { start: renderStart, code: renderCode, courier: renderCourier, load_choice: renderLoadChoice, load_open: renderLoadOpen, take_open: renderTakeOpen };
 
 function renderHeader() {
   $('brand').textContent = t().brand;
