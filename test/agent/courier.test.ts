@@ -1,7 +1,7 @@
 /** Courier loads against the simulator: reserved cell, cell chosen on the spot, refusals, faults. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventBodies, cell, grant, lockerConfig, order, parcel, NOON } from './fixtures.js';
-import { simCell, startHarness, waitFor, type Harness } from './harness.js';
+import { loadParcel, simCell, startHarness, waitFor, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
 const CELLS = [cell(1, 1, 'S'), cell(2, 2, 'M'), cell(3, 3, 'L'), cell(4, 4, 'S')];
@@ -150,12 +150,13 @@ describe('courier at the locker (simulator over TCP)', () => {
       { type: 'order.upsert', order: order('o2', [parcel('C1', { cellId: 2 }), parcel('C2', { cellId: 3 })]) },
       { type: 'order.upsert', order: order('o3', [parcel('D1', { cellId: 4 })], { marketplaceId: 'mp-2' }) },
     );
+    // Loads, like returns, are limited to the courier's marketplaces: mp-2's own courier loads D1.
+    h.send({ type: 'courier.grant', grant: grant('g2', '222222', NOON + 6 * HOUR, { marketplaceIds: ['mp-2'] }) });
+    await signIn(h, '222222');
+    expect(await loadParcel(h, 'D1')).toBe(4);
+    await h.post('/api/home');
     await signIn(h);
-    for (const [barcode, lock] of [['B1', 1], ['C1', 2], ['C2', 3], ['D1', 4]] as const) {
-      await h.post('/api/scan', { barcode });
-      h.sim.closeDoor(simCell(lock));
-      await h.until((s) => s.view.screen === 'courier' && s.view.notice?.kind === 'loaded' && s.view.notice.barcode === barcode, `load of ${barcode}`);
-    }
+    for (const barcode of ['B1', 'C1', 'C2']) await loadParcel(h, barcode);
     expect((await h.get('/api/state')).returns).toBe(0);
     // storage of o1 ran out; one position of o2 was cancelled; o3 (another marketplace) also awaits return
     h.send(
