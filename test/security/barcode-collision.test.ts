@@ -8,6 +8,9 @@
  *   of them still match, the screen asks, and the operator gets an alert in the cloud.
  * - In the cloud (real HTTP): B's answers are the same whether A uses the barcode or another one.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 import { afterEach, beforeAll, afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../../shared/src/protocol.js';
 import { eventBodies, cell, grant, lockerConfig, order, parcel, NOON } from '../agent/fixtures.js';
@@ -15,12 +18,14 @@ import { simCell, startHarness, type Harness } from '../agent/harness.js';
 import { KEYS, orderBody, routeBody } from '../cloud/helpers/fleet-fixtures.js';
 import { startTestCloud, type Answer, type TestCloud } from '../cloud/helpers/test-cloud.js';
 import { testEngines } from '../helpers/cloud-db.js';
+import { chromiumPath, requires } from '../helpers/requirements.js';
 import { startFactsCloud, type FactsCloud } from '../locker-events/facts-cloud.js';
 
 const HOUR = 3_600_000;
 const CELLS = [cell(1, 1, 'S'), cell(2, 2, 'M'), cell(3, 3, 'L'), cell(4, 4, 'S')];
 const ONLY_A = '111111';
 const BOTH = '222222';
+const SHOTS = join(process.cwd(), 'artifacts', 'screens');
 
 /**
  * B's order `o1` sorts before A's `o2`, so a locker that took the first order answering to the
@@ -166,6 +171,41 @@ describe('a barcode two marketplaces use at one locker (agent, simulator, screen
     expect(picked.error).toEqual({ code: 'not_loadable' });
     expect(picked.view).toEqual({ screen: 'courier', notice: null });
     expect(h.sim.pulses(simCell(1)) + h.sim.pulses(simCell(4))).toBe(0);
+  });
+});
+
+describe.runIf(requires('chromium'))('the choice on the locker page (Chromium)', () => {
+  let h: Harness | undefined;
+  let browser: Browser | undefined;
+  afterEach(async () => {
+    await browser?.close();
+    await h?.stop();
+    h = undefined;
+    browser = undefined;
+  });
+
+  it('shows the candidate orders; tapping the one on the label opens its cell', async () => {
+    h = await lockerWithCollision();
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(h.agent.screenUrl);
+    await page.waitForSelector('#app[data-screen="start"]');
+    await page.click('[data-lang="en"]');
+    await page.waitForSelector('html[lang="en"]');
+    await page.click('[data-action="courier"]');
+    for (const d of BOTH) await page.click(`[data-key="${d}"]`);
+    await page.click('[data-action="submit"]');
+    await page.waitForSelector('#app[data-screen="courier"]');
+    await page.fill('#barcode', 'X');
+    await page.click('[data-action="scan"]');
+    await page.waitForSelector('#app[data-screen="load_choice"]');
+    await expect(page.textContent('[data-order-id="o2"]')).resolves.toContain('Order A-100');
+    await expect(page.textContent('[data-order-id="o1"]')).resolves.toContain('Order B-200');
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'barcode-choice.png') });
+    await page.click('[data-order-id="o2"]');
+    await page.waitForSelector('#app[data-screen="load_open"]');
+    await expect(page.textContent('.cell-badge')).resolves.toBe('4');
   });
 });
 
