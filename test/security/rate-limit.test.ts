@@ -46,7 +46,7 @@ async function raw(base: string, method: string, path: string, headers: Record<s
     headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
+  return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
 function expectRefused(answer: RawAnswer, retryAfter: number): void {
