@@ -60,11 +60,7 @@ export class CodeGuessGuard {
     const lock = await this.deps.cdb.db
       .selectFrom('guard_locks')
       .select('locked_until')
-      .where(
-        'key',
-        'in',
-        paths.map((p) => p.key),
-      )
+      .where('key', 'in', paths.map((p) => p.key))
       .where('locked_until', '>', now)
       .orderBy('locked_until', 'desc')
       .executeTakeFirst();
