@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCloud, type RunningCloud } from '../../cloud/src/cloud.js';
 import { loadConfig } from '../../cloud/src/config.js';
 import { openDatabase, type CloudDatabase } from '../../cloud/src/db/database.js';
-import type { FleetInput } from '../../cloud/src/fleet/fleet-schema.js';
+import { type FleetInput, fleetSchema } from '../../cloud/src/fleet/fleet-schema.js';
 import { DEFAULT_REQUEST_LIMIT } from '../../cloud/src/guard/limits.js';
 import { KEYS, orderBody, routeBody, testFleet } from '../cloud/helpers/fleet-fixtures.js';
 import { type TestCloud, startTestCloud } from '../cloud/helpers/test-cloud.js';
@@ -54,6 +54,22 @@ function expectRefused(answer: RawAnswer, retryAfter: number): void {
   expect(answer.body).toEqual({ message: expect.any(String), resultCode: 4 });
   expect(answer.headers.get('retry-after')).toBe(String(retryAfter));
 }
+
+describe('rateLimits in the fleet file', () => {
+  it('is optional, and refuses values out of range or unknown fields naming them', () => {
+    expect(fleetSchema.safeParse(testFleet()).success).toBe(true);
+    expect(fleetSchema.safeParse(limitedFleet()).success).toBe(true);
+    const bad = (rateLimits: unknown): string[] => {
+      const fleet = testFleet() as { marketplaces: Record<string, unknown>[] };
+      fleet.marketplaces[0]!.rateLimits = rateLimits;
+      const parsed = fleetSchema.safeParse(fleet);
+      return parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.'));
+    };
+    expect(bad({ requests: { max: 0, windowSeconds: 10 } })).toEqual(['marketplaces.0.rateLimits.requests.max']);
+    expect(bad({ codeGuessing: { perParcel: { maxFailures: 3, windowSeconds: 600, lockSeconds: 0 } } })).toEqual(['marketplaces.0.rateLimits.codeGuessing.perParcel.lockSeconds']);
+    expect(bad({ request: { max: 5, windowSeconds: 10 } })).toEqual(['marketplaces.0.rateLimits']);
+  });
+});
 
 describe.each(testEngines())('rate limits and guess lockout on %s', (engine) => {
   let tc: TestCloud;
