@@ -7,6 +7,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from './fleet/provision.js';
+import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
@@ -25,6 +26,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(validatorCompiler);
   fastify.setSerializerCompiler(serializerCompiler);
   installErrorHandling(fastify);
+  // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
+  await fastify.register(requestLimits, { deps: opts.deps });
 
   await fastify.register(fastifySwagger, {
     openapi: {

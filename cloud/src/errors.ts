@@ -27,3 +27,13 @@ export function invalidRequest(detail?: string): DomainError {
   const base = RUSSIAN_MESSAGES[ResultCode.InvalidRequest];
   return new DomainError(ResultCode.InvalidRequest, detail ? `${base}: ${detail}` : base);
 }
+
+/** Code 4 (HTTP 429): refused for now; the caller may retry after `retryAfterSeconds`. */
+export class RetryLaterError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(ResultCode.TooManyRequests, message);
+  }
+}

@@ -80,6 +80,8 @@ export const ResultCode = {
   AuthorizationError: 1,
   InternalError: 2,
   InvalidRequest: 3,
+  /** Not in the spec: rate limit or guess lockout (HTTP 429, Retry-After). */
+  TooManyRequests: 4,
   MarketplaceNotActive: 10,
   OrganizationNotActive: 11,
   NoCellsForAllParcels: 32,

@@ -287,6 +287,32 @@ function migration0004(engine: Engine): Migration {
   };
 }
 
+/**
+ * Rate limits and the guess lockout: fixed-window counters shared by every cloud process (one
+ * atomic upsert per hit), the locks of guessed credentials, and each marketplace's and partner's
+ * limits from the fleet file (JSON; null = the defaults).
+ */
+const migration0005: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('rate_counters')
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('window_start', 'bigint', (c) => c.notNull())
+      .addColumn('hits', 'integer', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('rate_counters_pk', ['key', 'window_start'])
+      .execute();
+    await db.schema.createIndex('rate_counters_expires_ix').on('rate_counters').columns(['expires_at']).execute();
+    await db.schema
+      .createTable('guard_locks')
+      .addColumn('key', 'text', (c) => c.primaryKey())
+      .addColumn('locked_until', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.alterTable('marketplaces').addColumn('rate_limits', 'text').execute();
+    await db.schema.alterTable('partners').addColumn('rate_limits', 'text').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -295,6 +321,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0002_cloud_api': migration0002,
         '0003_sync_send_cursor': migration0003,
         '0004_storage_clock_alerts': migration0004(engine),
+        '0005_rate_limits': migration0005,
       });
     },
   };

@@ -28,6 +28,8 @@ export interface MarketplacesTable {
   hmac_secret: string | null;
   storage_period_hours: number;
   updated_at: Millis;
+  /** Its `rateLimits` from the fleet file (JSON); null = the defaults. */
+  rate_limits: JsonText | null;
 }
 
 export interface ApiKeysTable {
@@ -43,6 +45,8 @@ export interface PartnersTable {
   name: string;
   active: Flag;
   updated_at: Millis;
+  /** Its `rateLimits` from the fleet file (JSON); null = the defaults. */
+  rate_limits: JsonText | null;
 }
 
 export interface PartnerMarketplacesTable {
@@ -271,6 +275,23 @@ export interface Database {
   notifications: NotificationsTable;
   order_revocations: OrderRevocationsTable;
   locker_alerts: LockerAlertsTable;
+  rate_counters: RateCountersTable;
+  guard_locks: GuardLocksTable;
+}
+
+/** One fixed window of a rate or failure count (guard/window-counters.ts). */
+export interface RateCountersTable {
+  key: string;
+  window_start: Millis;
+  hits: number;
+  /** window_start + the window's length: rows past it are pruned. */
+  expires_at: Millis;
+}
+
+/** A guessed credential's path refused until `locked_until` (guard/code-guessing.ts). */
+export interface GuardLocksTable {
+  key: string;
+  locked_until: Millis;
 }
 
 export type OrderRow = Selectable<OrdersTable>;

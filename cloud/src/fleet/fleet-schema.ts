@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BOARD_FAMILIES, CELL_FLAGS } from '../../../shared/src/enums.js';
+import { marketplaceRateLimitsSchema, partnerRateLimitsSchema } from '../guard/limits.js';
 import { DEFAULT_TIMEZONE, isValidTimezone } from '../lockers/locker-time.js';
 import { accessSchema, equipmentSchema, locationSchema, specialDaysSchema, workTimeProfileSchema } from '../lockers/profile.js';
 
@@ -73,6 +74,7 @@ export const fleetMarketplaceSchema = z.strictObject({
   apiKeySha256: z.array(sha256Hex).default([]).describe('hashes of the X-Service-Api-Key values (several allow rotation)'),
   storagePeriodHours: z.int().min(1).max(24 * 365).default(72),
   receiver: fleetReceiverSchema.optional(),
+  rateLimits: marketplaceRateLimitsSchema.optional(),
 });
 export type FleetMarketplace = z.infer<typeof fleetMarketplaceSchema>;
 
@@ -83,6 +85,7 @@ export const fleetPartnerSchema = z.strictObject({
   apiKeySha256: z.array(sha256Hex).default([]).describe('hashes of the Partner-Api-Key values'),
   marketplaces: z.array(slug).describe('marketplaces the partner delivers for'),
   lockers: z.array(int32).describe('permission profile: lockers its couriers may open'),
+  rateLimits: partnerRateLimitsSchema.optional(),
 });
 export type FleetPartner = z.infer<typeof fleetPartnerSchema>;
 

@@ -184,6 +184,7 @@ async function provisionMarketplaces(tx: Tx, fleet: Fleet, at: number): Promise<
       body_form: m.receiver?.bodyForm ?? 'object',
       hmac_secret: m.receiver?.hmacSecret ?? null,
       storage_period_hours: m.storagePeriodHours,
+      rate_limits: m.rateLimits ? JSON.stringify(m.rateLimits) : null,
       updated_at: at,
     };
     if (existing.has(m.id)) await tx.updateTable('marketplaces').set(values).where('id', '=', m.id).execute();
@@ -198,7 +199,7 @@ async function provisionMarketplaces(tx: Tx, fleet: Fleet, at: number): Promise<
 async function provisionPartners(tx: Tx, fleet: Fleet, at: number): Promise<void> {
   const existing = new Set((await tx.selectFrom('partners').select('id').execute()).map((p) => p.id));
   for (const p of fleet.partners) {
-    const values = { name: p.name, active: p.active ? 1 : 0, updated_at: at };
+    const values = { name: p.name, active: p.active ? 1 : 0, rate_limits: p.rateLimits ? JSON.stringify(p.rateLimits) : null, updated_at: at };
     if (existing.has(p.id)) await tx.updateTable('partners').set(values).where('id', '=', p.id).execute();
     else await tx.insertInto('partners').values({ id: p.id, ...values }).execute();
   }

@@ -1,14 +1,14 @@
 /**
  * The one place where errors become HTTP answers: the spec's envelope `{message, resultCode}`.
- * DomainError -> its code (1, 10, 11 with 401; 2 with 500; the rest with 400). Malformed requests
- * of any kind (invalid JSON, wrong Content-Type, schema violations, oversized bodies) -> 400 with
- * code 3. Anything else is a bug: logged, answered 500 with code 2.
+ * DomainError -> its code (1, 10, 11 with 401; 2 with 500; 4 with 429 and Retry-After; the rest
+ * with 400). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations,
+ * oversized bodies) -> 400 with code 3. Anything else is a bug: logged, answered 500 with code 2.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
-import { DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
+import { DomainError, RUSSIAN_MESSAGES, RetryLaterError, invalidRequest } from '../errors.js';
 
-export function httpStatusOf(code: number): 400 | 401 | 500 {
+export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
   switch (code) {
     case ResultCode.AuthorizationError:
     case ResultCode.MarketplaceNotActive:
@@ -16,6 +16,8 @@ export function httpStatusOf(code: number): 400 | 401 | 500 {
       return 401;
     case ResultCode.InternalError:
       return 500;
+    case ResultCode.TooManyRequests:
+      return 429;
     default:
       return 400;
   }
@@ -43,6 +45,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
       if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
+      if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
       return envelope(reply, err.resultCode, err.message);
     }
     if (err.validation) {

@@ -4,6 +4,7 @@
  * also logged; neither carries personal data or codes (the protocol never reports a code).
  */
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Database, LockerAlertRow } from '../db/schema.js';
 import type { EventContext } from './context.js';
 
@@ -36,6 +37,27 @@ export async function recordAlert(ctx: EventContext, alert: AlertDraft): Promise
   const fields = { lockerId: locker.id, dseq: event.dseq, kind: alert.kind, cellId: alert.cellId ?? undefined, orderId: alert.orderId ?? undefined, ...alert.detail };
   if (alert.severity === 'warning') ctx.log.warn(fields, 'locker alert');
   else ctx.log.info(fields, 'locker fact');
+}
+
+/** An alert the cloud raises itself (no locker event: `dseq` null), e.g. guessing through the API. */
+export async function recordCloudAlert(db: Kysely<Database>, log: Logger, at: number, lockerId: number, alert: AlertDraft): Promise<void> {
+  await db
+    .insertInto('locker_alerts')
+    .values({
+      locker_id: lockerId,
+      dseq: null,
+      kind: alert.kind,
+      severity: alert.severity,
+      cell_id: alert.cellId ?? null,
+      order_id: alert.orderId ?? null,
+      detail: JSON.stringify(alert.detail),
+      occurred_at: at,
+      received_at: at,
+    })
+    .execute();
+  const fields = { lockerId, kind: alert.kind, orderId: alert.orderId ?? undefined, ...alert.detail };
+  if (alert.severity === 'warning') log.warn(fields, 'cloud alert');
+  else log.info(fields, 'cloud fact');
 }
 
 export interface AlertQuery {

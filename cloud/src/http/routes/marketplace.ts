@@ -23,6 +23,7 @@ import {
   orderDetailOut,
 } from '../../contract/lockers.js';
 import type { MarketplaceRow } from '../../db/schema.js';
+import { CodeGuessGuard } from '../../guard/code-guessing.js';
 import { availableLockers, capacity, lockerDetail } from '../../lockers/locker-queries.js';
 import { cancelPosition } from '../../orders/cancel-position.js';
 import { createOrder } from '../../orders/create-order.js';
@@ -44,6 +45,7 @@ const security = [{ serviceApiKey: [] }];
 export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> = (app, { deps }) => {
   const callers = new WeakMap<FastifyRequest, MarketplaceRow>();
   const marketplaceOf = (req: FastifyRequest): MarketplaceRow => callers.get(req)!;
+  const guessGuard = new CodeGuessGuard(deps);
 
   app.addHook('onRequest', async (req) => {
     callers.set(req, await authenticateMarketplace(deps.cdb, req.headers[API_KEY_HEADERS.marketplace]));
@@ -125,13 +127,13 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     {
       schema: {
         tags: ['orders'],
-        summary: 'Where a courier finds the order, by parcel barcode (200, 203, 210)',
+        summary: 'Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes)',
         security,
         body: orderDetailRequestSchema,
         response: { 200: orderDetailOut, ...errorResponses },
       },
     },
-    async (req) => orderDetail(deps, marketplaceOf(req), req.body),
+    async (req) => guessGuard.guard(marketplaceOf(req), req.body.barcode, 'order/detail', () => orderDetail(deps, marketplaceOf(req), req.body)),
   );
 
   app.post(

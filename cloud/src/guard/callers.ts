@@ -1,0 +1,76 @@
+/**
+ * Who a request counts against for the request limit: the owner of a known API key of the path's
+ * kind (marketplace under /api/v4, partner under /api/v1, operator under /operator), else the
+ * client address. The owner, not the key, is counted, so rotated keys share one budget. This
+ * only picks the budget; authentication stays with http/auth.ts, which refuses the same request.
+ *
+ * Known keys are remembered for a few seconds (a fleet reload reaches the limits within that
+ * time), so a request with a valid key costs no lookup; an unknown key is looked up every time.
+ */
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { CloudDatabase } from '../db/database.js';
+import { API_KEY_HEADERS, hashApiKey, type KeyOwnerKind } from '../http/auth.js';
+import { ANONYMOUS_REQUEST_LIMIT, DEFAULT_REQUEST_LIMIT, type RequestLimit, requestLimitOf } from './limits.js';
+
+export interface Caller {
+  /** Counter key: `marketplace:<id>`, `partner:<id>`, `operator:<name>` or `ip:<address>`. */
+  bucket: string;
+  limit: RequestLimit;
+}
+
+const PREFIXES: readonly [string, KeyOwnerKind][] = [
+  ['/api/v4/', 'marketplace'],
+  ['/api/v1/', 'partner'],
+  ['/operator/', 'operator'],
+];
+
+const REMEMBER_MS = 5_000;
+const REMEMBER_AT_MOST = 10_000;
+
+export class CallerResolver {
+  readonly #known = new Map<string, { caller: Caller; until: number }>();
+
+  constructor(
+    private readonly cdb: CloudDatabase,
+    private readonly clock: Clock,
+  ) {}
+
+  async callerOf(req: FastifyRequest): Promise<Caller> {
+    // IPv6 clients are counted per /64, the block one subscriber usually has.
+    const anonymous: Caller = { bucket: `ip:${normalizeIP(req.ip)}`, limit: ANONYMOUS_REQUEST_LIMIT };
+    const kind = PREFIXES.find(([prefix]) => req.url.startsWith(prefix))?.[1];
+    if (!kind) return anonymous;
+    const header = req.headers[API_KEY_HEADERS[kind]];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key || key.length > 512) return anonymous;
+    return (await this.#owner(kind, hashApiKey(key))) ?? anonymous;
+  }
+
+  async #owner(kind: KeyOwnerKind, hash: string): Promise<Caller | undefined> {
+    const now = this.clock.now();
+    const cacheKey = `${kind}:${hash}`;
+    const known = this.#known.get(cacheKey);
+    if (known && known.until > now && now >= known.until - REMEMBER_MS) return known.caller;
+
+    const row = await this.cdb.db
+      .selectFrom('api_keys')
+      .leftJoin('marketplaces', (j) => j.onRef('marketplaces.id', '=', 'api_keys.owner_id').on('api_keys.owner_kind', '=', 'marketplace'))
+      .leftJoin('partners', (j) => j.onRef('partners.id', '=', 'api_keys.owner_id').on('api_keys.owner_kind', '=', 'partner'))
+      .select(['api_keys.owner_id', 'api_keys.owner_kind', 'marketplaces.rate_limits as marketplace_limits', 'partners.rate_limits as partner_limits'])
+      .where('api_keys.key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.owner_kind !== kind) return undefined;
+    const limit =
+      kind === 'marketplace'
+        ? requestLimitOf('marketplace', row.marketplace_limits ?? null)
+        : kind === 'partner'
+          ? requestLimitOf('partner', row.partner_limits ?? null)
+          : DEFAULT_REQUEST_LIMIT;
+    const caller: Caller = { bucket: `${kind}:${row.owner_id}`, limit };
+    if (this.#known.size >= REMEMBER_AT_MOST) this.#known.clear();
+    this.#known.set(cacheKey, { caller, until: now + REMEMBER_MS });
+    return caller;
+  }
+}

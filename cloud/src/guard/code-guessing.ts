@@ -1,0 +1,132 @@
+/**
+ * Lockout against guessing a secret through the API: order/detail takes a courier's access code
+ * or courier id for a parcel barcode. Wrong ones (answers 203 and 210) are counted per
+ * (marketplace, barcode) and per marketplace, in fixed windows shared by every cloud process
+ * (window-counters.ts). When a count reaches its `maxFailures`, that path is locked for
+ * `lockSeconds`: every call on it answers 429 (code 4, Retry-After), a right code too, and is not
+ * checked or counted. The first lock of a path raises one operator alert (locker_alerts, kind
+ * `api.code_guessing`) with ids and counts only, never a code, barcode or courier id.
+ * A right code does not reset the counts: the window's end does.
+ */
+import { createHash } from 'node:crypto';
+import { ResultCode } from '../../../shared/src/enums.js';
+import type { MarketplaceRow } from '../db/schema.js';
+import { DomainError, RetryLaterError } from '../errors.js';
+import { recordCloudAlert } from '../locker-events/alerts.js';
+import type { ServiceDeps } from '../services.js';
+import { type GuessLimit, guessLimitsOf } from './limits.js';
+import { WindowCounters } from './window-counters.js';
+
+export const TOO_MANY_WRONG_CODES_MESSAGE = 'Слишком много неверных кодов';
+export const CODE_GUESSING_ALERT = 'api.code_guessing';
+
+/** Answers that mean the secret was wrong: unknown courier id, no route sheet with that code. */
+const WRONG_SECRET: ReadonlySet<number> = new Set([ResultCode.LogistNotFound, ResultCode.CourierRouteNotFound]);
+
+type Scope = 'parcel' | 'key';
+
+interface Path {
+  scope: Scope;
+  key: string;
+  limit: GuessLimit;
+}
+
+export class CodeGuessGuard {
+  readonly #counters: WindowCounters;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.#counters = new WindowCounters(deps.cdb, deps.clock);
+  }
+
+  /** Runs `attempt` (an operation that checks a secret for `barcode`) unless its path is locked. */
+  async guard<T>(marketplace: MarketplaceRow, barcode: string, operation: string, attempt: () => Promise<T>): Promise<T> {
+    const limits = guessLimitsOf(marketplace.rate_limits);
+    const barcodeDigest = createHash('sha256').update(barcode, 'utf8').digest('base64url').slice(0, 22);
+    const paths: Path[] = [
+      { scope: 'parcel', key: `guess:parcel:${marketplace.id}:${barcodeDigest}`, limit: limits.perParcel },
+      { scope: 'key', key: `guess:key:${marketplace.id}`, limit: limits.perKey },
+    ];
+    await this.#refuseWhileLocked(paths);
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof DomainError && WRONG_SECRET.has(err.resultCode)) await this.#countFailure(marketplace, barcode, operation, paths);
+      throw err;
+    }
+  }
+
+  async #refuseWhileLocked(paths: readonly Path[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const lock = await this.deps.cdb.db
+      .selectFrom('guard_locks')
+      .select('locked_until')
+      .where('key', 'in', paths.map((p) => p.key))
+      .where('locked_until', '>', now)
+      .orderBy('locked_until', 'desc')
+      .executeTakeFirst();
+    if (lock) {
+      const seconds = Math.max(1, Math.ceil((Number(lock.locked_until) - now) / 1000));
+      throw new RetryLaterError(`${TOO_MANY_WRONG_CODES_MESSAGE}: повторите через ${seconds} с`, seconds);
+    }
+  }
+
+  async #countFailure(marketplace: MarketplaceRow, barcode: string, operation: string, paths: readonly Path[]): Promise<void> {
+    const counts = await this.#counters.hit(paths.map((p) => ({ key: p.key, windowMs: p.limit.windowSeconds * 1000 })));
+    for (const [i, path] of paths.entries()) {
+      const failures = counts[i]!.hits;
+      if (failures < path.limit.maxFailures) continue;
+      const lockedUntil = await this.#lock(path);
+      if (lockedUntil !== undefined) await this.#alert(marketplace, barcode, operation, path, failures, lockedUntil);
+    }
+  }
+
+  /** Locks the path unless it is locked already (another process may have just done it); the end when this call locked it. */
+  async #lock(path: Path): Promise<number | undefined> {
+    const { db } = this.deps.cdb;
+    const now = this.deps.clock.now();
+    const lockedUntil = now + path.limit.lockSeconds * 1000;
+    const set = await db
+      .insertInto('guard_locks')
+      .values({ key: path.key, locked_until: lockedUntil })
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet({ locked_until: (eb) => eb.ref('excluded.locked_until') })
+          .where('guard_locks.locked_until', '<=', now),
+      )
+      .returning('key')
+      .execute();
+    if (set.length === 0) return undefined;
+    await db.deleteFrom('guard_locks').where('locked_until', '<=', now).execute();
+    return lockedUntil;
+  }
+
+  async #alert(marketplace: MarketplaceRow, barcode: string, operation: string, path: Path, failures: number, lockedUntil: number): Promise<void> {
+    // The barcode's order names the locker the alert belongs to (the answer was 203/210, so it exists).
+    const order = await this.deps.cdb.db
+      .selectFrom('orders')
+      .innerJoin('parcels', 'parcels.order_id', 'orders.id')
+      .select(['orders.id', 'orders.locker_id'])
+      .where('orders.marketplace_id', '=', marketplace.id)
+      .where('parcels.barcode', '=', barcode)
+      .orderBy('orders.created_at', 'desc')
+      .executeTakeFirst();
+    if (!order) {
+      this.deps.logger.warn({ kind: CODE_GUESSING_ALERT, operation, marketplaceId: marketplace.id, scope: path.scope }, 'cloud alert without a locker');
+      return;
+    }
+    await recordCloudAlert(this.deps.cdb.db, this.deps.logger, this.deps.clock.now(), order.locker_id, {
+      kind: CODE_GUESSING_ALERT,
+      severity: 'warning',
+      orderId: order.id,
+      detail: {
+        operation,
+        marketplaceId: marketplace.id,
+        scope: path.scope,
+        failures,
+        windowSeconds: path.limit.windowSeconds,
+        lockedUntil: new Date(lockedUntil).toISOString(),
+      },
+    });
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The request limit of the whole HTTP API, with @fastify/rate-limit doing the mechanics (headers,
+ * 429) on counters in the database (window-counters.ts), so several cloud processes share them.
+ *
+ * It runs as the first onRequest hook of the app, before authentication, so requests with a wrong
+ * key are counted too (per client address). Beyond the limit: HTTP 429 with the envelope
+ * `{message, resultCode: 4}`, `Retry-After`, and on every answer `RateLimit-Limit`,
+ * `RateLimit-Remaining`, `RateLimit-Reset` (IETF draft names). `/health` is not counted: probes
+ * must never be refused.
+ */
+import fastifyRateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { RetryLaterError } from '../errors.js';
+import type { ServiceDeps } from '../services.js';
+import { type Caller, CallerResolver } from './callers.js';
+import { WindowCounters } from './window-counters.js';
+
+export const TOO_MANY_REQUESTS_MESSAGE = 'Слишком много запросов';
+
+const UNCOUNTED = new Set(['/health']);
+
+/** A store class for @fastify/rate-limit over the shared counters (it instantiates the class itself). */
+function databaseStore(counters: WindowCounters, onFirstExceeded: (key: string) => void): FastifyRateLimitStoreCtor {
+  return class DatabaseRateStore implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void {
+      counters.hit([{ key, windowMs: timeWindow }]).then(
+        ([count]) => {
+          if (count!.hits === max + 1) onFirstExceeded(key);
+          callback(null, { current: count!.hits, ttl: count!.ttlMs });
+        },
+        (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  const resolver = new CallerResolver(deps.cdb, deps.clock);
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const callerOf = (req: FastifyRequest): Caller => callers.get(req)!;
+
+  await app.register(fastifyRateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    store: databaseStore(new WindowCounters(deps.cdb, deps.clock), (bucket) => deps.logger.warn({ bucket }, 'request limit reached')),
+    keyGenerator: async (req) => {
+      const caller = await resolver.callerOf(req);
+      callers.set(req, caller);
+      return `req:${caller.bucket}`;
+    },
+    max: (req) => callerOf(req).limit.max,
+    timeWindow: (req) => callerOf(req).limit.windowSeconds * 1000,
+    errorResponseBuilder: (req, ctx) => {
+      const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
+      const { max, windowSeconds } = callerOf(req).limit;
+      return new RetryLaterError(`${TOO_MANY_REQUESTS_MESSAGE}: не более ${max} за ${windowSeconds} с, повторите через ${seconds} с`, seconds);
+    },
+  });
+  const limit = app.rateLimit();
+  app.addHook('onRequest', async (req, reply) => {
+    if (UNCOUNTED.has(req.url.split('?')[0]!)) return;
+    await limit.call(app, req, reply);
+  });
+};
+
+/** Registered once on the app, before the route groups (fastify-plugin: its hook covers them all). */
+export const requestLimits = fp(plugin, { name: 'request-limits' });
