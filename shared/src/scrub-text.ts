@@ -46,9 +46,19 @@ function isDigit(c: number): boolean {
   return c >= Ch.D0 && c <= Ch.D9;
 }
 
-/** ASCII letters, and any non-ASCII character (Cyrillic words, IDN domains) counts as a letter. */
+/**
+ * Letters: ASCII, Latin-1 and Latin Extended, Greek, Cyrillic, and the CJK and Hangul blocks. Other
+ * non-ASCII characters (no-break spaces, guillemets, dashes, the numero sign) separate words, so
+ * that `«483920»` or `№ 483920` is still a standalone number.
+ */
 function isLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0x80;
+  if (c < 0x80) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return (
+    (c >= 0xc0 && c <= 0x24f && c !== 0xd7 && c !== 0xf7) ||
+    (c >= 0x370 && c <= 0x52f) ||
+    (c >= 0x3040 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7a3)
+  );
 }
 
 function isAlnum(c: number): boolean {
@@ -69,8 +79,12 @@ function isJoiner(c: number): boolean {
   return c === Ch.Dot || c === Ch.Minus || c === Ch.Underscore || c === Ch.Slash || c === Ch.Backslash || c === Ch.At || c === Ch.Colon || c === Ch.Hash;
 }
 
+/** Between a phone's digits: spaces (also no-break and thin ones), hyphens and dashes, parentheses, dots. */
 function isPhoneSeparator(c: number): boolean {
-  return c === Ch.Space || c === Ch.Tab || c === Ch.Minus || c === Ch.LParen || c === Ch.RParen || c === Ch.Dot;
+  return (
+    c === Ch.Space || c === Ch.Tab || c === Ch.Minus || c === Ch.LParen || c === Ch.RParen || c === Ch.Dot ||
+    c === 0xa0 || c === 0x2009 || c === 0x202f || c === 0x2010 || c === 0x2011 || c === 0x2012 || c === 0x2013
+  );
 }
 
 /** May a number start at `i`? Not inside a word, an id, a path or a time (`10:123456` with a digit before the colon). */

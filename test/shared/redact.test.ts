@@ -10,6 +10,19 @@ describe('log redaction', () => {
     expect(scrubText('code 483920 rejected')).toBe('code [code] rejected');
   });
 
+  it('finds them in Russian text with typographic quotes and spaces, and in international formats', () => {
+    expect(scrubText('код «483920», №48392011, код\u00a0483920.')).toBe('код «[code]», №[code], код\u00a0[code].');
+    expect(scrubText('тел. +7\u00a0916\u00a0123\u201145\u201167, 8-800-555-35-35, 79161234567')).toBe('тел. [phone], [phone], [phone]');
+    expect(scrubText('+44 20 7946 0958 or +1 (415) 555-2671')).toBe('[phone] or [phone]');
+    expect(scrubText('почта иван@почта.рф, <a.b+c@sub.example.co.uk>')).toBe('почта [email], <[email]>');
+    expect(scrubText('pick-up ?code=48392011&x, code:483920')).toBe('pick-up ?code=[code]&x, code:[code]');
+  });
+
+  it('leaves ids, versions, times and addresses alone', () => {
+    const text = 'cloud-ce1234567 order-20251234 Ёлка-483920 v1.123456 10:123456 127.0.0.1:1883 seq#1234567 550e8400-e29b-41d4-a716-446655440000 ECONNREFUSED';
+    expect(scrubText(text)).toBe(text);
+  });
+
   it('leaves device paths, times and ids alone', () => {
     const text = '/tmp/locker-sim-17321890-bus-main at 2026-11-21T10:00:00.000Z order 12';
     expect(scrubText(text)).toBe(text);
