@@ -79,6 +79,12 @@ describe('log lines an operator can read', () => {
     expect(out).toContain('Ivan');
   });
 
+  it('redacts secrets named in child loggers\' fields and scrubs error-like objects', () => {
+    const { log, lines } = capture();
+    log.child({ lockerId: 'locker-20251234', token: 'k-secret', 'x-service-api-key': 'k-secret' }).info({ err: { message: 'sent to +79161234567' } }, 'x');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ lockerId: 'locker-20251234', token: '[redacted]', 'x-service-api-key': '[redacted]', err: { message: 'sent to [phone]' } });
+  });
+
   it('scrubs the message an error gives to a line without one', () => {
     const { log, last } = capture();
     log.error(new Error('no courier for +79161234567'));
