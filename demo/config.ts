@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { envFlag, settingsFromEnv } from '../cloud/src/settings-from-env.js';
+import { LOG_LEVELS } from '../shared/src/redact.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -28,7 +29,7 @@ export const demoSettingsSchema = z.object({
   /** Pause between two visits of the traffic at one locker. */
   trafficIntervalMs: z.coerce.number().int().min(100).max(600_000).default(4_000),
   /** Log level of the cloud and the agents (the receiver and the traffic log at info). */
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+  logLevel: z.enum(LOG_LEVELS).default('warn'),
 });
 export type DemoSettings = z.infer<typeof demoSettingsSchema>;
 export type DemoSettingsInput = z.input<typeof demoSettingsSchema>;

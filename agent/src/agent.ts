@@ -3,7 +3,7 @@
  * cloud (when `mqtt` is configured) and screen, started in that order and stopped in reverse. Each
  * part is a start/stop pair.
  */
-import pino, { type Logger } from 'pino';
+import pino, { type LevelWithSilentOrString, type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
 import type { Snapshot } from '../../shared/src/protocol.js';
 import { systemClock, type Clock } from './clock.js';
@@ -18,6 +18,8 @@ import { AgentLink, type LinkHooks, type Timers } from './sync/index.js';
 export interface AgentDeps {
   clock?: Clock;
   logger?: Logger;
+  /** Level of the default logger (the caller's settings, e.g. LOG_LEVEL); info when not given. */
+  logLevel?: LevelWithSilentOrString;
   /** Defaults to the drivers for `config.buses`. */
   hardware?: LockHardware;
   /** Defaults to the reader for `config.scanner`, if any. */
@@ -48,7 +50,7 @@ interface Part {
 
 export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Promise<RunningAgent> {
   const clock = deps.clock ?? systemClock;
-  const logger = deps.logger ?? pino(loggerOptions('agent'));
+  const logger = deps.logger ?? pino(loggerOptions('agent', deps.logLevel ?? 'info'));
   const store = openStore(config.dbPath, clock);
   if (deps.snapshot) {
     const r = applySnapshot(store, deps.snapshot);

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
-import { loggerOptions } from '../../shared/src/redact.js';
+import { loggerOptions, parseLogLevel, type LogLevel } from '../../shared/src/redact.js';
 import { startAgent } from './agent.js';
 import { ConfigError, loadAgentConfig, readJsonFile } from './config.js';
 
@@ -21,11 +21,20 @@ function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
   return parsed.data;
 }
 
+function logLevelSetting(value: string | undefined): LogLevel {
+  try {
+    return parseLogLevel(value, 'info');
+  } catch (err) {
+    throw new ConfigError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 async function main(): Promise<void> {
-  const logger = pino(loggerOptions('agent'));
   let config;
   let snapshot: Snapshot | undefined;
+  let level;
   try {
+    level = logLevelSetting(process.env.LOG_LEVEL);
     const argv = process.argv.slice(2);
     config = loadAgentConfig(argv, process.env);
     snapshot = loadSnapshot(argv);
@@ -36,6 +45,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const logger = pino(loggerOptions('agent', level));
   const agent = await startAgent(config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
   const shutdown = (signal: string): void => {

@@ -3,6 +3,7 @@
  * variable of each setting. A bad value stops the process at start with a message naming it.
  */
 import { z } from 'zod';
+import { LOG_LEVELS } from '../../shared/src/redact.js';
 import { allocationOptionsSchema } from './allocation/options.js';
 import { ConfigError, settingsFromEnv } from './settings-from-env.js';
 
@@ -33,7 +34,7 @@ export const configSchema = z.object({
   pickupCodeLength: int(6, 8).default(6),
   /** Largest accepted request body. */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });
 export type CloudConfig = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { app, type AppOptions } from './app.js';
+import { RequestLogController } from './http/request-log.js';
 
 export interface ServerOptions extends AppOptions {
   logger: Logger;
@@ -10,7 +11,7 @@ export interface ServerOptions extends AppOptions {
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widen the instance type once here.
-  const server = Fastify({ loggerInstance: opts.logger, bodyLimit: opts.bodyLimit }) as unknown as FastifyInstance;
+  const server = Fastify({ loggerInstance: opts.logger, logController: new RequestLogController(), bodyLimit: opts.bodyLimit }) as unknown as FastifyInstance;
   await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
   await server.ready();
   return server;

@@ -74,7 +74,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   });
   let agent: RunningAgent;
   try {
-    agent = await startAgent(config, { clock });
+    agent = await startAgent(config, { clock, logLevel: process.env.LOG_LEVEL ?? 'silent' });
   } catch (err) {
     await sim.stop();
     throw err;
@@ -128,7 +128,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
           store.close();
         }
       }
-      h.agent = await startAgent(config, { clock });
+      h.agent = await startAgent(config, { clock, logLevel: process.env.LOG_LEVEL ?? 'silent' });
     },
     async stop() {
       await h.agent.stop();

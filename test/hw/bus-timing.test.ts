@@ -8,7 +8,7 @@ import { loggerOptions } from '../../shared/src/redact.js';
 import { busConfigSchema, createLockHardware, HardwareError, type BoardEvent, type LockHardware } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 
-const logger = pino(loggerOptions('test-bus-timing'));
+const logger = pino(loggerOptions('test-bus-timing', process.env.LOG_LEVEL ?? 'silent'));
 
 /** Settles a promise into a value we can inspect after moving the clock. */
 function settle<T>(p: Promise<T>): { done: () => boolean; result: () => Promise<T> } {

@@ -17,7 +17,7 @@ import {
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 import { readWhenBack } from './support.js';
 
-const logger = pino(loggerOptions('test-hw-pty'));
+const logger = pino(loggerOptions('test-hw-pty', process.env.LOG_LEVEL ?? 'silent'));
 
 describe.runIf(requires('socat'))('LockController and scanner over a pseudo-terminal (serialport)', () => {
   let sim: SimulatorHandle;

@@ -10,7 +10,7 @@ import { busConfigSchema, createLockHardware, HardwareError, type BoardEvent, ty
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 import { nextBoardEvent, readWhenBack } from './support.js';
 
-const logger = pino(loggerOptions('test-hw'));
+const logger = pino(loggerOptions('test-hw', process.env.LOG_LEVEL ?? 'silent'));
 const fast: Partial<BusConfigInput> = { frameTimeoutMs: 40, retries: 2, confirmDelayMs: 5, confirmReads: 2, interFrameDelayMs: 0, reconnectMinMs: 50, reconnectMaxMs: 200 };
 
 describe('LockController over TCP, KR-CU48 simulator', () => {

@@ -8,7 +8,7 @@ import * as generic from '../../agent/src/hw/protocol/generic-24/codec.js';
 import { busConfigSchema, createLockHardware, type LockHardware } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimFamily, type SimulatorHandle } from '../../sim/src/index.js';
 
-const logger = pino(loggerOptions('test-families'));
+const logger = pino(loggerOptions('test-families', process.env.LOG_LEVEL ?? 'silent'));
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
 describe('Winnsen codec', () => {

@@ -5,7 +5,7 @@ import { ScanFramer, stripAimPrefix, type DiscardReason, type ScanFramerOptions 
 import { createScanner, scannerConfigSchema, type ScannerReader } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 
-const logger = pino(loggerOptions('test-scanner'));
+const logger = pino(loggerOptions('test-scanner', process.env.LOG_LEVEL ?? 'silent'));
 
 function framer(opts: Partial<ScanFramerOptions> = {}) {
   const scans: string[] = [];

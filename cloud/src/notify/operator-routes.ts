@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses, positiveInt32 } from '../contract/common.js';
 import { API_KEY_HEADERS, authenticateOperator } from '../http/auth.js';
+import { noteCaller } from '../http/request-log.js';
 import { requireJsonBody } from '../http/error-handler.js';
 import { listAlerts } from '../locker-events/alerts.js';
 import type { ServiceDeps } from '../services.js';
@@ -58,7 +59,7 @@ const alertView = z.object({
 
 export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
   app.addHook('onRequest', async (req) => {
-    await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]);
+    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
   });
   app.addHook('preValidation', requireJsonBody);
 

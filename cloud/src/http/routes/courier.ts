@@ -7,6 +7,7 @@ import { courierWithRoute } from '../../couriers/route-sheet.js';
 import type { PartnerRow } from '../../db/schema.js';
 import type { ServiceDeps } from '../../services.js';
 import { API_KEY_HEADERS, authenticatePartner } from '../auth.js';
+import { noteCaller } from '../request-log.js';
 import { requireJsonBody } from '../error-handler.js';
 
 export const V1_PREFIX = '/api/v1';
@@ -14,7 +15,9 @@ export const V1_PREFIX = '/api/v1';
 export const courierRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   const callers = new WeakMap<FastifyRequest, PartnerRow>();
   app.addHook('onRequest', async (req) => {
-    callers.set(req, await authenticatePartner(deps.cdb, req.headers[API_KEY_HEADERS.partner]));
+    const partner = await authenticatePartner(deps.cdb, req.headers[API_KEY_HEADERS.partner]);
+    callers.set(req, partner);
+    noteCaller(req, 'partner', partner.id);
   });
   app.addHook('preValidation', requireJsonBody);
 

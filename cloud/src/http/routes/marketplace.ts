@@ -32,6 +32,7 @@ import { orderDetail } from '../../orders/order-detail.js';
 import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { API_KEY_HEADERS, authenticateMarketplace } from '../auth.js';
+import { noteCaller } from '../request-log.js';
 import { requireJsonBody } from '../error-handler.js';
 
 export const V4_PREFIX = '/api/v4';
@@ -48,7 +49,9 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
   const guessGuard = new CodeGuessGuard(deps);
 
   app.addHook('onRequest', async (req) => {
-    callers.set(req, await authenticateMarketplace(deps.cdb, req.headers[API_KEY_HEADERS.marketplace]));
+    const marketplace = await authenticateMarketplace(deps.cdb, req.headers[API_KEY_HEADERS.marketplace]);
+    callers.set(req, marketplace);
+    noteCaller(req, 'marketplace', marketplace.id);
   });
   app.addHook('preValidation', requireJsonBody);
 

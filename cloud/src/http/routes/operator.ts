@@ -10,6 +10,7 @@ import { FleetError, type ProvisionReport } from '../../fleet/provision.js';
 import { setCellFlags } from '../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../services.js';
 import { API_KEY_HEADERS, authenticateOperator } from '../auth.js';
+import { noteCaller } from '../request-log.js';
 import { requireJsonBody } from '../error-handler.js';
 import { invalidRequest } from '../../errors.js';
 
@@ -40,7 +41,7 @@ const provisionReport = z.object({
 
 export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app, { deps, reloadFleet }) => {
   app.addHook('onRequest', async (req) => {
-    await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]);
+    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
   });
   app.addHook('preValidation', requireJsonBody);
 
