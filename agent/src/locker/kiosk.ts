@@ -46,6 +46,8 @@ export type KioskError =
   | { code: 'not_deliverable_yet'; date: string }
   | { code: 'no_free_cell' }
   | { code: 'door_fault'; cells: number[] }
+  /** The board did not answer: these doors may have opened; the cells are set aside for inspection. */
+  | { code: 'door_unknown'; cells: number[] }
   | { code: 'nothing_to_collect' }
   | { code: 'nothing_to_pick_up' }
   | { code: 'internal' };
@@ -276,12 +278,14 @@ export class Kiosk {
   private async openForTaking(kind: 'pickup' | 'return', cells: CellParcels[], grantId: string | null): Promise<void> {
     const opened: number[] = [];
     const failed: number[] = [];
+    const unknown: number[] = [];
     for (const c of cells) {
       const cell = this.store.cells.get(c.cellId);
-      const r = cell ? await this.ops.openForTaking(cell, c.parcels, grantId) : { ok: false };
+      const r = cell ? await this.ops.openForTaking(cell, c.parcels, grantId) : { ok: false as const, reason: 'no_reply' as const };
       (r.ok ? opened : failed).push(c.cellId);
+      if (!r.ok && r.reason === 'unknown') unknown.push(c.cellId);
     }
-    if (failed.length > 0) this.error = { code: 'door_fault', cells: failed };
+    if (failed.length > 0) this.error = unknown.length > 0 ? { code: 'door_unknown', cells: unknown } : { code: 'door_fault', cells: failed };
     if (opened.length > 0) this.view = { screen: 'take_open', kind, cells: opened, failedCells: failed };
     else if (kind === 'pickup') this.reset();
   }
@@ -306,6 +310,12 @@ export class Kiosk {
       const r = await this.ops.openForLoad(cell, { orderId: p.orderId, barcode: p.parcel.barcode, grantId: grant.grantId });
       if (r.ok) {
         this.view = { screen: 'load_open', cellId: cell.id, orderId: p.orderId, barcode: p.parcel.barcode, failedCells: p.failedCells, aborted: null };
+        return;
+      }
+      if (r.reason === 'unknown') {
+        // The door may be open: no other cell for this parcel until someone has looked.
+        this.view = { screen: 'courier', notice: null };
+        this.error = { code: 'door_unknown', cells: [cell.id] };
         return;
       }
       p.exclude.add(cell.id);
