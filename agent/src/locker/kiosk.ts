@@ -292,7 +292,7 @@ export class Kiosk {
 
   private async load(grant: CourierGrant, barcode: string): Promise<void> {
     const today = lockerDay(this.clock.now(), lockerZone(this.store));
-    const check = checkLoad(this.store, barcode, today);
+    const check = checkLoad(this.store, barcode, today, this.clock.now());
     if (!check.ok) {
       this.error = check.refusal;
       return;

@@ -5,6 +5,7 @@
 import { OrderState } from '../../../shared/src/enums.js';
 import type { CourierGrant, ParcelIntent } from '../../../shared/src/protocol.js';
 import type { LockerStore, ParcelFact, ParcelRef, StoredOrder } from '../store/index.js';
+import { reservationLapsed } from './intent-age.js';
 
 export type LoadRefusal =
   | { code: 'unknown_parcel' }
@@ -17,8 +18,8 @@ export type LoadCheck = { ok: true; order: StoredOrder; parcel: ParcelIntent } |
 
 const REFUSAL_RANK: Record<LoadRefusal['code'], number> = { already_loaded: 3, not_deliverable_yet: 2, not_loadable: 1, unknown_parcel: 0 };
 
-/** Whether a scanned barcode names a parcel a courier may load now (`today` in locker time). */
-export function checkLoad(store: LockerStore, barcode: string, today: string): LoadCheck {
+/** Whether a scanned barcode names a parcel a courier may load now (`today` in locker time, `now` epoch ms). */
+export function checkLoad(store: LockerStore, barcode: string, today: string, now?: number): LoadCheck {
   let refusal: LoadRefusal = { code: 'unknown_parcel' };
   const worse = (r: LoadRefusal) => {
     if (REFUSAL_RANK[r.code] > REFUSAL_RANK[refusal.code]) refusal = r;
@@ -33,6 +34,10 @@ export function checkLoad(store: LockerStore, barcode: string, today: string): L
     const parcelOk = parcel.state === 'pending' || parcel.state === 'loaded';
     const orderOk = !order.removed && (order.intent.state === OrderState.New || order.intent.state === OrderState.CourierLoaded);
     if (fact || !parcelOk || !orderOk) {
+      worse({ code: 'not_loadable' });
+      continue;
+    }
+    if (now !== undefined && reservationLapsed(order, now)) {
       worse({ code: 'not_loadable' });
       continue;
     }
