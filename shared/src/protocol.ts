@@ -132,6 +132,16 @@ export const commandBodySchema = z.discriminatedUnion('type', [
 export type CommandBody = z.infer<typeof commandBodySchema>;
 export type CommandType = CommandBody['type'];
 
+/** Every command type this protocol defines (what an agent of this version announces in hello). */
+export const COMMAND_TYPES: readonly CommandType[] = commandBodySchema.options.map((o) => o.shape.type.value);
+
+/**
+ * The command types every agent applies, whether or not its hello announces any. A command type
+ * added later goes only to an agent that announced it: an agent fails a whole `commands` message
+ * on a type it does not know, and the locker's down stream would stall on it.
+ */
+export const BASE_COMMAND_TYPES: readonly CommandType[] = ['locker.config', 'order.upsert', 'order.remove', 'courier.grant', 'courier.revoke', 'cell.flags'];
+
 export const commandSchema = z.intersection(
   z.object({ cseq: seq.min(1), at: epochMs }),
   commandBodySchema,
@@ -242,6 +252,8 @@ export const upMessageSchema = z.discriminatedUnion('type', [
     appliedCseq: seq,
     ackedDseq: seq,
     conn: z.number().int().positive(),
+    /** Command types the agent applies (absent from older agents: BASE_COMMAND_TYPES). */
+    commandTypes: z.array(z.string().min(1).max(64)).max(100).optional(),
   }),
   z.object({ v: version, type: z.literal('events'), items: z.array(eventSchema).min(1) }),
   /** Cumulative: every command with cseq <= appliedCseq is applied by the agent. */

@@ -171,6 +171,8 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
 
   it('refuses hostile or wrong requests with the error envelope and records nothing', async () => {
     const id = w.takeLocker();
+    const rig = await w.startAgent(id);
+    await w.converged(rig);
     const before = await w.locker(id);
     const cases: [unknown, string | undefined, number][] = [
       [{ reason: 'customer_support' }, undefined, 401],
@@ -194,6 +196,20 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
     const unknownLocker = await w.call('POST', `/operator/lockers/2147483000/cells/1/open`, { reason: 'other' }, 'operator');
     expect(unknownLocker.status).toBe(400);
     expect((await w.locker(id)).next_cseq).toBe(before.next_cseq);
+  });
+
+  it('opens only at lockers whose agent announced cell.open', async () => {
+    const id = w.takeLocker();
+    // This locker's agent never said hello: it is not known to take cell.open, which an older
+    // agent would fail a whole commands message on, stalling the locker's down stream.
+    const unannounced = await w.call('POST', `/operator/lockers/${id}/cells/2/open`, { reason: 'other' }, 'operator');
+    expect(unannounced.status).toBe(400);
+    expect(unannounced.body.message).toMatch(/has not announced cell\.open/);
+    const before = await w.locker(id);
+    const rig = await w.startAgent(id);
+    await w.converged(rig);
+    expect((await w.locker(id)).next_cseq).toBe(before.next_cseq);
+    expect((await w.call('POST', `/operator/lockers/${id}/cells/2/open`, { reason: 'other' }, 'operator')).status).toBe(202);
   });
 
   it("a reserved order's intent carries the reservation's end; past it the offline locker will not load the order", async () => {

@@ -287,6 +287,17 @@ function migration0004(engine: Engine): Migration {
   };
 }
 
+/**
+ * The command types each locker's agent announced in its last hello (JSON array; null: an agent
+ * that announces none takes the protocol's first set only). New command types go only to agents
+ * that announced them.
+ */
+const migration0005CommandTypes: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('lockers').addColumn('command_types', 'text').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -295,6 +306,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0002_cloud_api': migration0002,
         '0003_sync_send_cursor': migration0003,
         '0004_storage_clock_alerts': migration0004(engine),
+        '0005_locker_command_types': migration0005CommandTypes,
       });
     },
   };

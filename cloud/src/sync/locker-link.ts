@@ -259,7 +259,7 @@ export class LockerLink {
       const up = await reconcileAgentAck(tx, lockerId, hello.ackedDseq);
       if (!up) return null;
       await recordPresence(tx, lockerId, hello.conn, true, now);
-      await recordHello(tx, lockerId, hello.conn);
+      await recordHello(tx, lockerId, hello.conn, hello.commandTypes);
       await touchLocker(tx, lockerId, now);
       const down = await planHelloReplay(tx, lockerId, hello.appliedCseq, now, this.#opts, this.#buildSnapshot);
       return down ? { up, down } : null;
