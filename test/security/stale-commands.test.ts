@@ -12,7 +12,7 @@ import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel } from '../
 import { signInCourier, simCell, startHarness, waitFor, type Harness } from '../agent/harness.js';
 import { testEngines } from '../helpers/cloud-db.js';
 import { eventually, openLinkWorld, TODAY, type LinkWorld } from '../link/link-world.js';
-import { routeBody } from '../cloud/helpers/fleet-fixtures.js';
+import { orderBody, routeBody } from '../cloud/helpers/fleet-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -215,7 +215,14 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
   it("a reserved order's intent carries the reservation's end; past it the offline locker will not load the order", async () => {
     const id = w.takeLocker();
     const rig = await w.startAgent(id);
-    const barcode = await w.createOrder(id, `lapse-${id}`);
+    const ext = `lapse-${id}`;
+    const dimension = { length: 300, width: 200, height: 80 };
+    const created = await w.call(
+      'PUT',
+      '/api/v4/auth/delivery/smartorder/create',
+      orderBody(ext, { postamatId: id, dateDelivery: TODAY, parcels: [{ barcode: `${ext}-P1`, dimension }, { barcode: `${ext}-P2`, dimension }] }),
+    );
+    expect(created.status).toBe(200);
     // A route for tomorrow: the courier's access outlasts today's reservation.
     const tomorrow = new Date(Date.parse(`${TODAY}T00:00:00Z`) + 24 * HOUR).toISOString().slice(0, 10);
     const courier = { externalId: `c-${id}`, email: `c-${id}@example.ru`, phone: `+7999${String(id).slice(-7).padStart(7, '0')}` };
@@ -223,22 +230,38 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
     const route = await w.call('PUT', '/api/v1/auth/couriers/courier-with-route', body, 'partner');
     expect(route.status).toBe(200);
     await w.converged(rig);
-    const [stored] = rig.agent.store.orders.findByBarcode(barcode);
+    const limit = (): number | null | undefined => rig.agent.store.orders.get(rig.agent.store.orders.findByBarcode(`${ext}-P1`)[0]!.order.intent.orderId)?.intent.loadableUntil;
     // End of today in Moscow (UTC+3), plus 1 ms, plus the default 60-minute grace.
     const expected = Date.parse(`${TODAY}T21:00:00Z`) - 1 + 1 + 60 * MINUTE;
-    expect(stored?.order.intent.loadableUntil).toBe(expected);
+    expect(limit()).toBe(expected);
+
+    // One parcel loaded: the upsert the cloud sends for it keeps the limit of the other's reservation.
+    const signIn = async () => {
+      await rig.post('/api/home');
+      await rig.post('/api/choose', { kind: 'courier' });
+      const signedIn = await rig.post('/api/code', { kind: 'courier', code: route.body.postamatAccessCode });
+      expect(signedIn.view.screen).toBe('courier');
+    };
+    await signIn();
+    const open = await rig.post('/api/scan', { barcode: `${ext}-P1` });
+    expect(open.view.screen).toBe('load_open');
+    const lock = open.view.screen === 'load_open' ? rig.agent.store.cells.get(open.view.cellId)!.lock : 0;
+    rig.sim.closeDoor({ bus: 'main', board: 0, lock });
+    await rig.until((x) => x.view.screen === 'courier' && x.view.notice?.kind === 'loaded', 'the load');
+    const applied = rig.applied.length;
+    await w.converged(rig);
+    await eventually(() => rig.applied.length > applied, 'the cloud to answer the load with an upsert');
+    expect(limit()).toBe(expected);
+    const pulsed = rig.sim.pulses({ bus: 'main', board: 0, lock });
 
     rig.proxy.block();
     rig.proxy.cut();
     await eventually(() => !rig.agent.link!.connected, 'the link to be down');
     w.clock.set(expected);
-    await rig.post('/api/home');
-    await rig.post('/api/choose', { kind: 'courier' });
-    const signedIn = await rig.post('/api/code', { kind: 'courier', code: route.body.postamatAccessCode });
-    expect(signedIn.view.screen).toBe('courier');
-    const s = await rig.post('/api/scan', { barcode });
+    await signIn();
+    const s = await rig.post('/api/scan', { barcode: `${ext}-P2` });
     expect(s.error).toEqual({ code: 'not_loadable' });
-    for (const lock of [1, 2, 3, 4]) expect(rig.sim.pulses({ bus: 'main', board: 0, lock })).toBe(0);
+    for (const l of [1, 2, 3, 4]) expect(rig.sim.pulses({ bus: 'main', board: 0, lock: l })).toBe(l === lock ? pulsed : 0);
     rig.proxy.unblock();
     await w.converged(rig);
   });
