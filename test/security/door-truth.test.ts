@@ -5,8 +5,11 @@
  * so that only the operation under test talks to the board; rounds are then run by hand.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EventBody } from '../../shared/src/protocol.js';
 import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel, pickupHash } from '../agent/fixtures.js';
 import { signInCourier, simCell, startHarness, type Harness } from '../agent/harness.js';
+import { testEngines } from '../helpers/cloud-db.js';
+import { KEYS, startFactsCloud } from '../locker-events/facts-cloud.js';
 
 const HOUR = 3_600_000;
 
@@ -24,6 +27,9 @@ async function setup(): Promise<Harness> {
   );
   return h;
 }
+
+/** What the locker reported in the first scenario, kept for the cloud's side below. */
+let silentLoadEvents: EventBody[] = [];
 
 describe('door truth with a silent lock board', () => {
   let h: Harness;
@@ -45,6 +51,7 @@ describe('door truth with a silent lock board', () => {
     expect(h.agent.store.journal.all()).toEqual([]);
     expect(eventsOf(h, 'cell.flags')).toEqual([{ type: 'cell.flags', cellId: 2, flags: ['needs_inventory'], reason: 'door_unconfirmed' }]);
     expect(eventsOf(h, 'door.alarm')).toEqual([{ type: 'door.alarm', cellId: 2, kind: 'unconfirmed' }]);
+    silentLoadEvents = eventBodies(h.agent.store) as EventBody[];
 
     // The board answers again: the open door is ours (no opened_unexpectedly); its close is reported.
     h.sim.clearFaults();
@@ -124,5 +131,27 @@ describe('door truth with a silent lock board', () => {
     const retry = await h.post('/api/code', { kind: 'customer', code: '424242' });
     expect(retry.view).toMatchObject({ screen: 'take_open', kind: 'pickup', cells: [2] });
     expect(h.agent.store.parcels.get('o1', 'B1')).toMatchObject({ state: 'received' });
+  });
+});
+
+describe.each(testEngines())('the cloud alerts the operator to a door whose state is unknown (%s)', (engine) => {
+  it('keeps the unconfirmed door and the set-aside cell as warning alerts, and takes the cell out of allocation', async () => {
+    expect(silentLoadEvents.length).toBeGreaterThan(0);
+    const fc = await startFactsCloud(engine);
+    try {
+      // The locker's own events from the silent-board load above, as its link delivers them.
+      for (const body of silentLoadEvents) await fc.fact(1, body);
+      const res = await fc.call('GET', '/operator/alerts?postamatId=1&severity=warning', { operatorKey: KEYS.operator });
+      const alerts = (res.body as { alerts: { kind: string; cellId: number | null; detail: Record<string, unknown> }[] }).alerts;
+      // Besides them: the board going offline (a warning without a cell).
+      expect(alerts.filter((a) => a.cellId === 2).map((a) => [a.kind, a.cellId, a.detail.kind ?? a.detail.reason])).toEqual([
+        ['door.alarm', 2, 'unconfirmed'],
+        ['cell.flags', 2, 'door_unconfirmed'],
+      ]);
+      const cellRow = await fc.db.db.selectFrom('cells').selectAll().where('locker_id', '=', 1).where('id', '=', 2).executeTakeFirstOrThrow();
+      expect(Boolean(cellRow.needs_inventory)).toBe(true);
+    } finally {
+      await fc.stop();
+    }
   });
 });
