@@ -4,11 +4,13 @@
  * over TCP); the board's silence is the simulator's `no-reply` fault. Door polls are slowed down
  * so that only the operation under test talks to the board; rounds are then run by hand.
  */
+import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../../shared/src/protocol.js';
 import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel, pickupHash } from '../agent/fixtures.js';
 import { signInCourier, simCell, startHarness, type Harness } from '../agent/harness.js';
 import { testEngines } from '../helpers/cloud-db.js';
+import { chromiumPath, requires } from '../helpers/requirements.js';
 import { KEYS, startFactsCloud } from '../locker-events/facts-cloud.js';
 
 const HOUR = 3_600_000;
@@ -28,8 +30,27 @@ async function setup(): Promise<Harness> {
   return h;
 }
 
-/** What the locker reported in the first scenario, kept for the cloud's side below. */
-let silentLoadEvents: EventBody[] = [];
+/** The cloud's side: the locker's events, applied as its link does, become the operator's alerts. */
+async function expectOperatorAlerted(events: EventBody[]): Promise<void> {
+  for (const engine of testEngines()) {
+    const fc = await startFactsCloud(engine);
+    try {
+      for (const body of events) await fc.fact(1, body);
+      const res = await fc.call('GET', '/operator/alerts?postamatId=1&severity=warning', { operatorKey: KEYS.operator });
+      const alerts = (res.body as { alerts: { kind: string; cellId: number | null; detail: Record<string, unknown> }[] }).alerts;
+      // Besides them: the board going offline (a warning without a cell).
+      expect(alerts.filter((a) => a.cellId === 2).map((a) => [a.kind, a.detail.kind ?? a.detail.reason]), engine).toEqual([
+        ['door.alarm', 'unconfirmed'],
+        ['cell.flags', 'door_unconfirmed'],
+      ]);
+      // The cell is out of allocation in the cloud too.
+      const row = await fc.db.db.selectFrom('cells').selectAll().where('locker_id', '=', 1).where('id', '=', 2).executeTakeFirstOrThrow();
+      expect(Boolean(row.needs_inventory), engine).toBe(true);
+    } finally {
+      await fc.stop();
+    }
+  }
+}
 
 describe('door truth with a silent lock board', () => {
   let h: Harness;
@@ -51,7 +72,7 @@ describe('door truth with a silent lock board', () => {
     expect(h.agent.store.journal.all()).toEqual([]);
     expect(eventsOf(h, 'cell.flags')).toEqual([{ type: 'cell.flags', cellId: 2, flags: ['needs_inventory'], reason: 'door_unconfirmed' }]);
     expect(eventsOf(h, 'door.alarm')).toEqual([{ type: 'door.alarm', cellId: 2, kind: 'unconfirmed' }]);
-    silentLoadEvents = eventBodies(h.agent.store) as EventBody[];
+    await expectOperatorAlerted(eventBodies(h.agent.store) as EventBody[]);
 
     // The board answers again: the open door is ours (no opened_unexpectedly); its close is reported.
     h.sim.clearFaults();
@@ -134,24 +155,25 @@ describe('door truth with a silent lock board', () => {
   });
 });
 
-describe.each(testEngines())('the cloud alerts the operator to a door whose state is unknown (%s)', (engine) => {
-  it('keeps the unconfirmed door and the set-aside cell as warning alerts, and takes the cell out of allocation', async () => {
-    expect(silentLoadEvents.length).toBeGreaterThan(0);
-    const fc = await startFactsCloud(engine);
+describe.runIf(requires('chromium'))('the locker page says what it knows about the door (Chromium)', () => {
+  it('in Russian and in English: the door may have opened, the cell is set aside, call support', async () => {
+    const h = await setup();
+    const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
     try {
-      // The locker's own events from the silent-board load above, as its link delivers them.
-      for (const body of silentLoadEvents) await fc.fact(1, body);
-      const res = await fc.call('GET', '/operator/alerts?postamatId=1&severity=warning', { operatorKey: KEYS.operator });
-      const alerts = (res.body as { alerts: { kind: string; cellId: number | null; detail: Record<string, unknown> }[] }).alerts;
-      // Besides them: the board going offline (a warning without a cell).
-      expect(alerts.filter((a) => a.cellId === 2).map((a) => [a.kind, a.cellId, a.detail.kind ?? a.detail.reason])).toEqual([
-        ['door.alarm', 2, 'unconfirmed'],
-        ['cell.flags', 2, 'door_unconfirmed'],
-      ]);
-      const cellRow = await fc.db.db.selectFrom('cells').selectAll().where('locker_id', '=', 1).where('id', '=', 2).executeTakeFirstOrThrow();
-      expect(Boolean(cellRow.needs_inventory)).toBe(true);
+      await signInCourier(h, '111111');
+      h.sim.setFault({ kind: 'no-reply', bus: 'main', board: 0 });
+      expect((await h.post('/api/scan', { barcode: 'B1' })).error).toEqual({ code: 'door_unknown', cells: [2] });
+      const page = await browser.newPage();
+      await page.goto(h.agent.screenUrl);
+      await h.post('/api/lang', { lang: 'ru' });
+      const ru = await page.waitForSelector('[data-error="door_unknown"]:has-text("могла открыться")');
+      expect(await ru.textContent()).toBe('Дверца ячейки 2 могла открыться: замок не ответил. Ячейка отложена для проверки. Позвоните в поддержку');
+      await h.post('/api/lang', { lang: 'en' });
+      const en = await page.waitForSelector('[data-error="door_unknown"]:has-text("may have opened")');
+      expect(await en.textContent()).toBe('The door of cell 2 may have opened: the lock did not answer. The cell is set aside for inspection. Please call support');
     } finally {
-      await fc.stop();
+      await browser.close();
+      await h.stop();
     }
   });
 });
