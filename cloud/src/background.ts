@@ -65,6 +65,7 @@ export class CloudBackground {
             onCommandsApplied: (lockerId) => clock?.onCommandsApplied(lockerId),
             hooks: this.#link.hooks,
             options: this.#link.options,
+            reservationGraceMinutes: deps.config.reservationGraceMinutes,
           })),
       );
     }

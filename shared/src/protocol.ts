@@ -81,6 +81,12 @@ export const orderIntentSchema = z.object({
   /** SHA-256 of the customer's pick-up code (see codeHash); null when no code is active. */
   pickupCodeHash: sha256Hex.nullable(),
   parcels: z.array(parcelIntentSchema).min(1),
+  /**
+   * End of the order's cell reservation (released by the cloud after it): from this instant on the
+   * locker refuses to load the order under this intent; the cloud's next `order.upsert` (the
+   * release, or a new reservation) decides again. Absent or null: no such limit (older clouds send none).
+   */
+  loadableUntil: epochMs.nullable().optional(),
 });
 export type OrderIntent = z.infer<typeof orderIntentSchema>;
 
@@ -97,6 +103,13 @@ export const courierGrantSchema = z.object({
 });
 export type CourierGrant = z.infer<typeof courierGrantSchema>;
 
+/** Why an operator opens a cell (a closed list: free text could carry personal data into logs). */
+export const CELL_OPEN_REASONS = ['customer_support', 'courier_support', 'inventory', 'maintenance', 'other'] as const;
+export type CellOpenReason = (typeof CELL_OPEN_REASONS)[number];
+
+/** Longest a `cell.open` may wait for its locker; also the largest `notAfter - now` a locker accepts. */
+export const CELL_OPEN_MAX_AGE_MS = 60 * 60_000;
+
 // ---------------------------------------------------------------------------------------------
 // Commands (down stream, numbered cseq)
 // ---------------------------------------------------------------------------------------------
@@ -109,9 +122,25 @@ export const commandBodySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('courier.grant'), grant: courierGrantSchema }),
   z.object({ type: z.literal('courier.revoke'), grantId: z.string().min(1) }),
   z.object({ type: z.literal('cell.flags'), cellId, flags: z.array(z.enum(CELL_FLAGS)) }),
+  /**
+   * An operator opens a cell's door. Refused by the locker (event `cell.open`, outcome `stale`)
+   * once its own clock passes `notAfter`, or when `notAfter` lies further ahead than
+   * CELL_OPEN_MAX_AGE_MS (a clock too far behind to judge age: outcome `clock_skew`).
+   */
+  z.object({ type: z.literal('cell.open'), cellId, reason: z.enum(CELL_OPEN_REASONS), notAfter: epochMs }),
 ]);
 export type CommandBody = z.infer<typeof commandBodySchema>;
 export type CommandType = CommandBody['type'];
+
+/** Every command type this protocol defines (what an agent of this version announces in hello). */
+export const COMMAND_TYPES: readonly CommandType[] = commandBodySchema.options.map((o) => o.shape.type.value);
+
+/**
+ * The command types every agent applies, whether or not its hello announces any. A command type
+ * added later goes only to an agent that announced it: an agent fails a whole `commands` message
+ * on a type it does not know, and the locker's down stream would stall on it.
+ */
+export const BASE_COMMAND_TYPES: readonly CommandType[] = ['locker.config', 'order.upsert', 'order.remove', 'courier.grant', 'courier.revoke', 'cell.flags'];
 
 export const commandSchema = z.intersection(
   z.object({ cseq: seq.min(1), at: epochMs }),
@@ -147,10 +176,27 @@ export const eventBodySchema = z.discriminatedUnion('type', [
     type: z.literal('cell.flags'),
     cellId,
     flags: z.array(z.enum(CELL_FLAGS)),
-    reason: z.enum(['door_jammed', 'interrupted_operation', 'door_left_open', 'recovered']),
+    reason: z.enum(['door_jammed', 'interrupted_operation', 'door_left_open', 'recovered', 'door_unconfirmed']),
   }),
-  /** Door supervision: left open past its limit, opened without a command, closed again. */
-  z.object({ type: z.literal('door.alarm'), cellId, kind: z.enum(['left_open', 'opened_unexpectedly', 'closed']) }),
+  /**
+   * Door supervision: left open past its limit, opened without a command, closed again; or
+   * `unconfirmed`: an unlock went out but the board stayed silent, so the door may have opened
+   * (the cell is set aside: `cell.flags` needs_inventory, reason door_unconfirmed).
+   */
+  z.object({ type: z.literal('door.alarm'), cellId, kind: z.enum(['left_open', 'opened_unexpectedly', 'closed', 'unconfirmed']) }),
+  /**
+   * What became of a `cell.open` command (`cseq`): opened; jammed (still shut after every pulse);
+   * unknown (board silent, the door may have opened); stale (reached or waited at the locker past
+   * its notAfter: refused, nothing pulsed); clock_skew (notAfter implausibly far ahead of the
+   * locker's clock: refused); unknown_cell (no such cell at the locker); busy (an operation of the
+   * locker holds the cell: refused); failed (the hardware could not be asked).
+   */
+  z.object({
+    type: z.literal('cell.open'),
+    cseq: seq.min(1),
+    cellId,
+    outcome: z.enum(['opened', 'jammed', 'unknown', 'stale', 'clock_skew', 'unknown_cell', 'busy', 'failed']),
+  }),
   /** A lock board stopped (or started again) answering. */
   z.object({ type: z.literal('board.state'), bus: z.string().min(1), board: z.number().int().nonnegative(), online: z.boolean() }),
   /** One keypad attempt; the code itself is never reported. */
@@ -211,6 +257,8 @@ export const upMessageSchema = z.discriminatedUnion('type', [
     appliedCseq: seq,
     ackedDseq: seq,
     conn: z.number().int().positive(),
+    /** Command types the agent applies (absent from older agents: BASE_COMMAND_TYPES). */
+    commandTypes: z.array(z.string().min(1).max(64)).max(100).optional(),
   }),
   z.object({ v: version, type: z.literal('events'), items: z.array(eventSchema).min(1) }),
   /** Cumulative: every command with cseq <= appliedCseq is applied by the agent. */

@@ -37,7 +37,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 export type BrokerKind = 'embedded' | 'external';
 
 const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
-const KEYS = { shop: FIXTURE_KEYS.shopA, partner: FIXTURE_KEYS.partner };
+const KEYS = { shop: FIXTURE_KEYS.shopA, partner: FIXTURE_KEYS.partner, operator: FIXTURE_KEYS.operator };
 export const CLOUD_MQTT = { username: 'cloud', password: 'cloud-link-secret' };
 /** Monday 2030-03-04, noon in Moscow. */
 export const START = '2030-03-04T09:00:00Z';
@@ -124,7 +124,7 @@ export interface LinkWorld {
   /** The next unused locker of the fleet. */
   takeLocker(): number;
   startAgent(lockerId: number): Promise<AgentRig>;
-  call(method: string, path: string, body: unknown, key?: 'shop' | 'partner'): Promise<Answer>;
+  call(method: string, path: string, body: unknown, key?: 'shop' | 'partner' | 'operator'): Promise<Answer>;
   /** Creates a reserved one-parcel order for today; returns its barcode. */
   createOrder(lockerId: number, externalId: string): Promise<string>;
   /** A route sheet for today; returns the courier's access code. */
@@ -161,7 +161,7 @@ function fleet(base: number): { fleet: FleetInput; passwords: Map<number, string
       lockers,
       marketplaces: [{ id: 'shop-a', name: 'Shop A', apiKeySha256: [sha(KEYS.shop)], storagePeriodHours: 72 }],
       partners: [{ id: 'courier-co', name: 'Courier Co', apiKeySha256: [sha(KEYS.partner)], marketplaces: ['shop-a'], lockers: lockers.map((l) => l.id) }],
-      operators: [],
+      operators: [{ name: 'ops', apiKeySha256: [sha(KEYS.operator)] }],
     },
   };
 }
@@ -194,6 +194,7 @@ export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise
               clock: deps.clock,
               logger,
               applyEvent: createLockerEventApplier(deps),
+              reservationGraceMinutes: deps.config.reservationGraceMinutes,
               // The poll and the trim run when a test calls them, on the manual clock.
               options: { pollIntervalMs: 3_600_000, trimIntervalMs: 3_600_000, logRetentionMs: 60_000, reconnectPeriodMs: 100 },
             },
@@ -210,9 +211,10 @@ export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise
   const rigs: AgentRig[] = [];
   let taken = 0;
 
-  const call = async (method: string, path: string, body: unknown, key: 'shop' | 'partner' = 'shop'): Promise<Answer> => {
+  const call = async (method: string, path: string, body: unknown, key: 'shop' | 'partner' | 'operator' = 'shop'): Promise<Answer> => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (key === 'shop') headers['X-Service-Api-Key'] = KEYS.shop;
+    else if (key === 'operator') headers['X-Operator-Api-Key'] = KEYS.operator;
     else headers['Partner-Api-Key'] = KEYS.partner;
     const res = await fetch(`${cloud.url}${path}`, { method, headers, body: JSON.stringify(body) });
     const text = await res.text();

@@ -15,10 +15,12 @@
  * - cell.flags / locker.config replace the cloud's flags of a cell; flags the locker raised itself
  *   stay in force until the cloud's flags carry them, so a command issued before the cloud heard
  *   of a fault does not clear it;
- * - locker.config drops cells that left the layout unless a parcel is still in them.
+ * - locker.config drops cells that left the layout unless a parcel is still in them;
+ * - cell.open (a physical action) is refused when stale by the locker's clock (cell-open.ts).
  */
-import type { Command, CommandBody, Snapshot } from '../../../shared/src/protocol.js';
+import type { Command, Snapshot } from '../../../shared/src/protocol.js';
 import type { LockerStore } from '../store/index.js';
+import { acceptCellOpen } from './cell-open.js';
 
 export type ApplyResult =
   | { status: 'applied'; appliedCseq: number }
@@ -38,7 +40,7 @@ export function applyCommand(store: LockerStore, command: Command): ApplyResult 
   });
 }
 
-function applyBody(store: LockerStore, body: CommandBody): void {
+function applyBody(store: LockerStore, body: Command): void {
   switch (body.type) {
     case 'locker.config': {
       const { cells, ...settings } = body.config;
@@ -61,6 +63,10 @@ function applyBody(store: LockerStore, body: CommandBody): void {
     case 'cell.flags':
       // A cell the layout does not have yet: the next locker.config carries its flags anyway.
       store.cells.setCloudFlags(body.cellId, body.flags);
+      return;
+    case 'cell.open':
+      // Judged by age now, on the locker's clock; the door opens after the commit (locker/service-opens.ts).
+      acceptCellOpen(store, { cseq: body.cseq, cellId: body.cellId, notAfter: body.notAfter });
       return;
   }
 }

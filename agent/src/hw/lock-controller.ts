@@ -1,7 +1,10 @@
 /**
  * The locker's locks across all its buses. Open = pulse, then status reads until the door reads
  * open; a door that stays shut gets another pulse, up to a bounded number, and is then reported
- * jammed. A second open of a cell while the first is under way shares the first one's result.
+ * jammed. A board that does not answer (the unlock or its confirmation) may still have opened the
+ * door: the door is read again a bounded number of times; open goes on as opened, closed as a door
+ * still shut, and a board silent throughout gives `no_reply` (the door's state is unknown).
+ * A second open of a cell while the first is under way shares the first one's result.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -129,13 +132,39 @@ export class LockController extends EventEmitter<{ board: [BoardEvent] }> implem
         }
       } catch (err) {
         if (!isHardwareError(err, 'no_reply')) throw err;
-        this.logger.warn({ cell, attempt, err }, 'board does not answer; open abandoned');
-        return { ok: false, reason: 'no_reply', attempts: attempt };
+        // The unlock may have been carried out: only the answer is missing. Ask the door itself.
+        const door = await this.recheck(cell);
+        if (door === 'open') {
+          this.logger.warn({ cell, attempt }, 'board did not answer, but the door reads open');
+          return { ok: true, attempts: attempt };
+        }
+        if (door === 'unknown') {
+          this.logger.warn({ cell, attempt, err }, 'board does not answer; whether the door opened is unknown');
+          return { ok: false, reason: 'no_reply', attempts: attempt };
+        }
       }
       this.logger.warn({ cell, attempt }, 'door still reads closed after the pulse');
     }
     this.logger.error({ cell, attempts }, 'door did not open: lock jammed');
     return { ok: false, reason: 'jammed', attempts };
+  }
+
+  /**
+   * After an unanswered unlock or confirmation: up to `confirmReads` status reads, `confirmDelayMs`
+   * apart (each with the bus's own resends), so the wait stays bounded while the board is silent.
+   */
+  private async recheck(cell: CellAddress): Promise<'open' | 'closed' | 'unknown'> {
+    const { confirmDelayMs, confirmReads } = this.bus(cell.bus).config;
+    for (let read = 0; read < confirmReads; read++) {
+      await delay(confirmDelayMs);
+      try {
+        const closed = (await this.readBoard(cell.bus, cell.board)).get(cell.lock);
+        if (closed !== undefined) return closed ? 'closed' : 'open';
+      } catch (err) {
+        if (!isHardwareError(err, 'no_reply')) throw err;
+      }
+    }
+    return 'unknown';
   }
 }
 

@@ -7,6 +7,10 @@ export interface CellAddress {
   lock: number;
 }
 
+/**
+ * `jammed`: the door still read closed after every pulse. `no_reply`: the board stayed silent after
+ * the unlock went out, through the re-reads: the door may or may not have opened.
+ */
 export type OpenResult =
   | { ok: true; attempts: number }
   | { ok: false; reason: 'jammed' | 'no_reply'; attempts: number };

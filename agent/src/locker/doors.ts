@@ -1,8 +1,9 @@
 /**
  * Door supervision: reads every board every `pollMs` and turns what it sees into state and
  * events. A door seen closed ends the operation on its cell (a load commits here); a door seen
- * open with no operation raises `opened_unexpectedly`; a door open past `leftOpenMs` raises
- * `left_open`; after either, closing it raises `closed`.
+ * open with no operation raises `opened_unexpectedly` (unless our own unconfirmed unlock may have
+ * opened it: `unconfirmed` was raised already); a door open past `leftOpenMs` raises `left_open`;
+ * after any of them, closing it raises `closed`.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -31,6 +32,7 @@ export interface DoorChange {
 export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [] }> {
   private seq = 0;
   private readonly confirmedOpenAt = new Map<number, number>();
+  private readonly opening = new Set<number>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private polling: Promise<void> | undefined;
@@ -70,6 +72,12 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
         this.schedule();
       });
     }, this.settings.pollMs);
+  }
+
+  /** An open without a journal row (an operator's) is under way: the door opening is no surprise. */
+  expectOpen(cellId: number, on: boolean): void {
+    if (on) this.opening.add(cellId);
+    else this.opening.delete(cellId);
   }
 
   /** A door was just confirmed open by an operation: readings begun before that say nothing about it. */
@@ -127,8 +135,10 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
       return wasUnknown ? null : { cellId: cell.id, closed: true };
     }
     if (cell.door !== 'open') {
-      const expected = store.journal.forCell(cell.id).length > 0;
-      store.cells.setDoor(cell.id, 'open', now, { expected, alarm: expected ? 0 : DOOR_ALARM.OpenedUnexpectedly });
+      // A door our own unconfirmed unlock may have opened is no surprise; its alarm stays for the close.
+      const ours = cell.door === 'unknown' && (cell.doorAlarm & DOOR_ALARM.Unconfirmed) !== 0;
+      const expected = ours || this.opening.has(cell.id) || store.journal.forCell(cell.id).length > 0;
+      store.cells.setDoor(cell.id, 'open', now, { expected, alarm: ours ? cell.doorAlarm : expected ? 0 : DOOR_ALARM.OpenedUnexpectedly });
       if (!expected) store.outbox.emit({ type: 'door.alarm', cellId: cell.id, kind: 'opened_unexpectedly' });
       return { cellId: cell.id, closed: false };
     }

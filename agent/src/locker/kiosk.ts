@@ -14,7 +14,7 @@ import { chooseCell, type CellSituation } from './cell-choice.js';
 import type { DoorChange, DoorSupervisor } from './doors.js';
 import type { Keypad } from './keypad.js';
 import type { CellOperations } from './operations.js';
-import { checkChosenLoad, checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels, type LoadDecision } from './rules.js';
+import { checkChosenLoad, checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels, type LoadDecision, type LoadTime } from './rules.js';
 import { lockerDay, lockerZone } from './time.js';
 
 export type KioskView =
@@ -58,6 +58,8 @@ export type KioskError =
   | { code: 'not_a_candidate' }
   | { code: 'no_free_cell' }
   | { code: 'door_fault'; cells: number[] }
+  /** The board did not answer: these doors may have opened; the cells are set aside for inspection. */
+  | { code: 'door_unknown'; cells: number[] }
   | { code: 'nothing_to_collect' }
   | { code: 'nothing_to_pick_up' }
   | { code: 'internal' };
@@ -184,7 +186,7 @@ export class Kiosk {
       const grant = this.requireGrant();
       if (!grant) return;
       this.view = { screen: 'courier', notice: null };
-      await this.loadChecked(grant, checkChosenLoad(this.store, grant, v.barcode, orderId, this.today()));
+      await this.loadChecked(grant, checkChosenLoad(this.store, grant, v.barcode, orderId, this.loadTime()));
     });
   }
 
@@ -308,23 +310,26 @@ export class Kiosk {
   private async openForTaking(kind: 'pickup' | 'return', cells: CellParcels[], grantId: string | null): Promise<void> {
     const opened: number[] = [];
     const failed: number[] = [];
+    const unknown: number[] = [];
     for (const c of cells) {
       const cell = this.store.cells.get(c.cellId);
-      const r = cell ? await this.ops.openForTaking(cell, c.parcels, grantId) : { ok: false };
+      const r = cell ? await this.ops.openForTaking(cell, c.parcels, grantId) : { ok: false as const, reason: 'no_reply' as const };
       (r.ok ? opened : failed).push(c.cellId);
+      if (!r.ok && r.reason === 'unknown') unknown.push(c.cellId);
     }
-    if (failed.length > 0) this.error = { code: 'door_fault', cells: failed };
+    if (failed.length > 0) this.error = unknown.length > 0 ? { code: 'door_unknown', cells: unknown } : { code: 'door_fault', cells: failed };
     if (opened.length > 0) this.view = { screen: 'take_open', kind, cells: opened, failedCells: failed };
     else if (kind === 'pickup') this.reset();
   }
 
-  private today(): string {
-    return lockerDay(this.clock.now(), lockerZone(this.store));
+  private loadTime(): LoadTime {
+    const now = this.clock.now();
+    return { today: lockerDay(now, lockerZone(this.store)), now };
   }
 
   private async load(grant: CourierGrant, barcode: string): Promise<void> {
     if (this.view.screen === 'load_choice') this.view = { screen: 'courier', notice: null };
-    const check = checkLoad(this.store, grant, barcode, this.today());
+    const check = checkLoad(this.store, grant, barcode, this.loadTime());
     if (check.kind === 'choose') {
       const orderIds = check.candidates.map((c) => c.order.intent.orderId);
       // The operator hears of it: one barcode naming several of a courier's orders needs looking into.
@@ -352,6 +357,12 @@ export class Kiosk {
       const r = await this.ops.openForLoad(cell, { orderId: p.orderId, barcode: p.parcel.barcode, grantId: grant.grantId });
       if (r.ok) {
         this.view = { screen: 'load_open', cellId: cell.id, orderId: p.orderId, barcode: p.parcel.barcode, failedCells: p.failedCells, aborted: null };
+        return;
+      }
+      if (r.reason === 'unknown') {
+        // The door may be open: no other cell for this parcel until someone has looked.
+        this.view = { screen: 'courier', notice: null };
+        this.error = { code: 'door_unknown', cells: [cell.id] };
         return;
       }
       p.exclude.add(cell.id);

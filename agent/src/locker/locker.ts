@@ -12,6 +12,7 @@ import { DoorSupervisor, type DoorReading } from './doors.js';
 import { Keypad } from './keypad.js';
 import { Kiosk } from './kiosk.js';
 import { CellOperations } from './operations.js';
+import { ServiceOpens } from './service-opens.js';
 import { resolveInterrupted } from './startup.js';
 
 export class Locker {
@@ -19,6 +20,7 @@ export class Locker {
   readonly ops: CellOperations;
   readonly keypad: Keypad;
   readonly kiosk: Kiosk;
+  readonly serviceOpens: ServiceOpens;
   private started = false;
   private readonly onBoard = (e: BoardEvent): void => {
     try {
@@ -43,6 +45,7 @@ export class Locker {
       idleMs: config.screen.idleMs,
       maxCellsPerParcel: config.doors.maxCellsPerParcel,
     });
+    this.serviceOpens = new ServiceOpens(store, this.ops, this.doors, clock, logger);
   }
 
   /** Reads every board, resolves interrupted operations, reconciles doors, then starts serving. */
@@ -62,11 +65,13 @@ export class Locker {
     this.doors.apply(reading);
     await this.doors.start();
     await this.kiosk.start();
+    await this.serviceOpens.start();
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    await this.serviceOpens.stop();
     await this.kiosk.stop();
     await this.doors.stop();
     this.hw.off('board', this.onBoard);

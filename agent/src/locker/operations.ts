@@ -8,18 +8,23 @@
  *   is within the person's reach, and a crash before the close must not leave a parcel recorded
  *   in a cell it may have left.
  * A door that does not open (after the driver's bounded retries) flags the cell faulty
- * (`cell.flags`, reason door_jammed). A board that does not answer flags nothing: its
- * `board.state` event says what is wrong, and the cell is only skipped.
+ * (`cell.flags`, reason door_jammed). A board that stays silent after the unlock went out (the
+ * driver re-reads the door a bounded number of times first) leaves the door's state unknown: it
+ * may have opened. No fact is recorded for it (a load is not recorded, parcels being taken stay
+ * recorded in the cell), the cell is set aside for inspection (`needs_inventory`, reason
+ * door_unconfirmed), the operator is alerted (`door.alarm unconfirmed`) and the outcome is
+ * `unknown`. A door read open later is then ours, not opened unexpectedly; its close is reported.
+ * An open that never reached the bus (hardware not started, unknown address) is `no_reply`.
  */
 import type { Logger } from 'pino';
 import type { CellFlag } from '../../../shared/src/enums.js';
 import type { EventBody } from '../../../shared/src/protocol.js';
 import type { Clock } from '../clock.js';
 import type { LockHardware, OpenResult } from '../hw/index.js';
-import type { Cell, LockerStore, ParcelRef } from '../store/index.js';
+import { DOOR_ALARM, type Cell, type LockerStore, type ParcelRef } from '../store/index.js';
 import type { DoorSupervisor } from './doors.js';
 
-export type OpenOutcome = { ok: true } | { ok: false; reason: 'jammed' | 'no_reply' };
+export type OpenOutcome = { ok: true } | { ok: false; reason: 'jammed' | 'no_reply' | 'unknown' };
 
 type CellFlagReason = Extract<EventBody, { type: 'cell.flags' }>['reason'];
 
@@ -29,7 +34,7 @@ export class CellOperations {
     private readonly hw: LockHardware,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly doors: Pick<DoorSupervisor, 'noteConfirmedOpen'>,
+    private readonly doors: Pick<DoorSupervisor, 'noteConfirmedOpen' | 'expectOpen'>,
   ) {}
 
   async openForLoad(cell: Cell, ref: ParcelRef & { grantId: string }): Promise<OpenOutcome> {
@@ -54,6 +59,28 @@ export class CellOperations {
   }
 
   /**
+   * An operator's open (no parcel changes hands, so no journal row). `record` runs in the
+   * transaction that records the outcome: opened, jammed (flagged faulty), unknown (set aside), or
+   * failed (the hardware could not be asked).
+   */
+  async openForService(cell: Cell, record: (outcome: 'opened' | 'jammed' | 'unknown' | 'failed') => void): Promise<void> {
+    const { store } = this;
+    this.doors.expectOpen(cell.id, true);
+    try {
+      const r = await this.pulse(cell);
+      if (r.ok) this.doors.noteConfirmedOpen(cell.id);
+      store.tx(() => {
+        if (r.ok) store.cells.markDoorExpected(cell.id, this.clock.now());
+        else if (r.reason === 'jammed') this.raiseFlag(cell.id, 'faulty', 'door_jammed');
+        else if (r.attempts > 0) this.setAsideUnconfirmed(cell.id);
+        record(r.ok ? 'opened' : r.reason === 'jammed' ? 'jammed' : r.attempts > 0 ? 'unknown' : 'failed');
+      });
+    } finally {
+      this.doors.expectOpen(cell.id, false);
+    }
+  }
+
+  /**
    * Pulses the cell open for the journal row `id`. Confirmed open: `onOpen` runs in the transaction
    * that marks the door as opened by us. Not opened: the row ends, and a jammed door flags the cell.
    */
@@ -68,11 +95,21 @@ export class CellOperations {
       });
       return { ok: true };
     }
+    const unknown = r.reason === 'no_reply' && r.attempts > 0;
     store.tx(() => {
       store.journal.finish(id);
       if (r.reason === 'jammed') this.raiseFlag(cell.id, 'faulty', 'door_jammed');
+      if (unknown) this.setAsideUnconfirmed(cell.id);
     });
-    return { ok: false, reason: r.reason };
+    return { ok: false, reason: unknown ? 'unknown' : r.reason };
+  }
+
+  /** Inside a transaction: an unlock went out and the door's state could not be read. */
+  private setAsideUnconfirmed(cellId: number): void {
+    const { store } = this;
+    this.raiseFlag(cellId, 'needs_inventory', 'door_unconfirmed');
+    store.cells.setDoor(cellId, 'unknown', this.clock.now(), { expected: true, alarm: DOOR_ALARM.Unconfirmed });
+    store.outbox.emit({ type: 'door.alarm', cellId, kind: 'unconfirmed' });
   }
 
   /** Inside a transaction: the parcels left their cell (the door is open). */

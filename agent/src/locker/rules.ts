@@ -5,6 +5,7 @@
 import { OrderState } from '../../../shared/src/enums.js';
 import type { CourierGrant, ParcelIntent } from '../../../shared/src/protocol.js';
 import type { LockerStore, ParcelFact, ParcelMatch, ParcelRef, StoredOrder } from '../store/index.js';
+import { reservationLapsed } from './intent-age.js';
 
 export type LoadRefusal =
   | { code: 'unknown_parcel' }
@@ -22,14 +23,22 @@ export type LoadCheck = LoadDecision | { kind: 'choose'; candidates: ParcelMatch
 
 const REFUSAL_RANK: Record<LoadRefusal['code'], number> = { already_loaded: 3, not_deliverable_yet: 2, not_loadable: 1, unknown_parcel: 0 };
 
-/** Why this parcel cannot be loaded now (`today` in locker time), or null when it can. */
-function loadRefusal(store: LockerStore, { order, parcel }: ParcelMatch, today: string): LoadRefusal | null {
+/** When a scan is judged: `today` in locker time, `now` epoch ms by the locker's clock. */
+export interface LoadTime {
+  today: string;
+  now: number;
+}
+
+/** Why this parcel cannot be loaded now, or null when it can. */
+function loadRefusal(store: LockerStore, { order, parcel }: ParcelMatch, { today, now }: LoadTime): LoadRefusal | null {
   const fact = store.parcels.get(order.intent.orderId, parcel.barcode);
   if (fact?.state === 'in_cell') return { code: 'already_loaded', cellId: fact.cellId };
   // A parcel the cloud believes loaded but this locker has no fact of may still be loaded: the fact decides.
   const parcelOk = parcel.state === 'pending' || parcel.state === 'loaded';
   const orderOk = !order.removed && (order.intent.state === OrderState.New || order.intent.state === OrderState.CourierLoaded);
   if (fact || !parcelOk || !orderOk) return { code: 'not_loadable' };
+  // A reservation the cloud has released by now (its order.upsert may still be on its way) is not loadable.
+  if (reservationLapsed(order, now)) return { code: 'not_loadable' };
   if (today < order.intent.dateDelivery) return { code: 'not_deliverable_yet', date: order.intent.dateDelivery };
   return null;
 }
@@ -49,22 +58,22 @@ function parcelsFor(store: LockerStore, grant: CourierGrant, barcode: string): P
  * out (any of them may be the one in the courier's hands), and at least one could be loaded, the
  * courier chooses among them.
  */
-export function checkLoad(store: LockerStore, grant: CourierGrant, barcode: string, today: string): LoadCheck {
+export function checkLoad(store: LockerStore, grant: CourierGrant, barcode: string, at: LoadTime): LoadCheck {
   const matches = parcelsFor(store, grant, barcode);
   const inHand = matches.filter((m) => store.parcels.get(m.order.intent.orderId, m.parcel.barcode) === null);
-  if (inHand.length > 1 && inHand.some((m) => loadRefusal(store, m, today) === null)) return { kind: 'choose', candidates: inHand };
-  return firstLoadable(store, matches, today);
+  if (inHand.length > 1 && inHand.some((m) => loadRefusal(store, m, at) === null)) return { kind: 'choose', candidates: inHand };
+  return firstLoadable(store, matches, at);
 }
 
 /** The courier's choice among the candidates of a scan: that order's parcel, checked again now. */
-export function checkChosenLoad(store: LockerStore, grant: CourierGrant, barcode: string, orderId: string, today: string): LoadDecision {
-  return firstLoadable(store, parcelsFor(store, grant, barcode).filter((m) => m.order.intent.orderId === orderId), today);
+export function checkChosenLoad(store: LockerStore, grant: CourierGrant, barcode: string, orderId: string, at: LoadTime): LoadDecision {
+  return firstLoadable(store, parcelsFor(store, grant, barcode).filter((m) => m.order.intent.orderId === orderId), at);
 }
 
-function firstLoadable(store: LockerStore, matches: readonly ParcelMatch[], today: string): LoadDecision {
+function firstLoadable(store: LockerStore, matches: readonly ParcelMatch[], at: LoadTime): LoadDecision {
   let refusal: LoadRefusal = { code: 'unknown_parcel' };
   for (const m of matches) {
-    const r = loadRefusal(store, m, today);
+    const r = loadRefusal(store, m, at);
     if (r === null) return { kind: 'load', order: m.order, parcel: m.parcel };
     if (REFUSAL_RANK[r.code] > REFUSAL_RANK[refusal.code]) refusal = r;
   }

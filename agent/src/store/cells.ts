@@ -24,7 +24,8 @@ export interface Cell {
   doorAlarm: number;
 }
 
-export const DOOR_ALARM = { OpenedUnexpectedly: 1, LeftOpen: 2 } as const;
+/** Unconfirmed: an unlock of ours went out and the door could not be read; its state is unknown. */
+export const DOOR_ALARM = { OpenedUnexpectedly: 1, LeftOpen: 2, Unconfirmed: 4 } as const;
 
 interface CellRow {
   id: number;

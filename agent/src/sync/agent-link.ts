@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  COMMAND_TYPES,
   PROTOCOL_VERSION,
   downMessageSchema,
   presenceSchema,
@@ -161,6 +162,7 @@ export class AgentLink {
       appliedCseq: this.#store.appliedCseq(),
       ackedDseq: this.#store.ackedDseq(),
       conn: this.#conn,
+      commandTypes: [...COMMAND_TYPES],
     });
   }
 

@@ -313,6 +313,17 @@ const migration0005: Migration = {
   },
 };
 
+/**
+ * The command types each locker's agent announced in its last hello (JSON array; null: an agent
+ * that announces none takes the protocol's first set only). New command types go only to agents
+ * that announced them.
+ */
+const migration0006: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('lockers').addColumn('command_types', 'text').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -322,6 +333,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0003_sync_send_cursor': migration0003,
         '0004_storage_clock_alerts': migration0004(engine),
         '0005_rate_limits': migration0005,
+        '0006_locker_command_types': migration0006,
       });
     },
   };

@@ -89,6 +89,8 @@ export interface LockersTable {
   sent_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   /** Sync: connection counter of the last hello answered; commands are pushed only to that connection. */
   hello_conn: ColumnType<number, number | undefined, number>;
+  /** JSON array of the command types the agent announced in its last hello; null: none announced. */
+  command_types: ColumnType<string | null, string | null | undefined, string | null>;
   updated_at: Millis;
 }
 

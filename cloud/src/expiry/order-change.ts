@@ -8,7 +8,7 @@
 import { OrderState } from '../../../shared/src/enums.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
-import { upsertCommand } from '../orders/intent.js';
+import { upsertCommand, type ReservationRule } from '../orders/intent.js';
 import { recordChange, type LockerCommandDraft, type NotificationDraft } from '../outbox/record-change.js';
 
 export interface OrderChange {
@@ -24,6 +24,8 @@ export interface OrderChange {
   /** Further commands besides the order's own upsert (another order, a cell, another locker). */
   commands?: readonly LockerCommandDraft[];
   at: number;
+  /** When the order may hold reservations: the upsert then carries `loadableUntil`. */
+  reservation?: ReservationRule;
 }
 
 /** Returns the cseq of the order's upsert. */
@@ -52,7 +54,7 @@ export async function saveOrderChange(tx: Tx, change: OrderChange): Promise<numb
     .execute();
   const [cseq] = await recordChange(tx, {
     at,
-    commands: [upsertCommand({ ...order, updated_at: at }, change.parcels), ...(change.commands ?? [])],
+    commands: [upsertCommand({ ...order, updated_at: at }, change.parcels, change.reservation), ...(change.commands ?? [])],
     notifications: change.notifications ?? [],
   });
   if (order.state === OrderState.ReturnInitiated && before.state !== OrderState.ReturnInitiated) {

@@ -32,6 +32,13 @@ async function dispatch(ctx: EventContext): Promise<void> {
       return recordAlert(ctx, { kind: event.type, severity: event.online ? 'info' : 'warning', detail: { bus: event.bus, board: event.board, online: event.online } });
     case 'code.attempt':
       return recordAlert(ctx, { kind: event.type, severity: 'info', detail: { kind: event.kind, ok: event.ok } });
+    case 'cell.open':
+      return recordAlert(ctx, {
+        kind: event.type,
+        severity: event.outcome === 'opened' ? 'info' : 'warning',
+        cellId: event.cellId,
+        detail: { cseq: event.cseq, outcome: event.outcome },
+      });
     case 'keypad.alarm':
       return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { kind: event.kind, failuresToday: event.failuresToday } });
     case 'barcode.ambiguous':

@@ -5,13 +5,15 @@ import type { AllocationOptions } from '../allocation/options.js';
 import type { Clock } from '../clock.js';
 import type { LockerRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
+import type { ReservationRule } from '../orders/intent.js';
 import type { RandomSource } from '../random.js';
 
 export interface LockerEventDeps {
   clock: Clock;
   random: RandomSource;
   logger: Logger;
-  config: { pickupCodeLength: number; allocation: AllocationOptions };
+  /** `reservationGraceMinutes`: for `loadableUntil` of the orders' upserts (none without it). */
+  config: { pickupCodeLength: number; allocation: AllocationOptions; reservationGraceMinutes?: number };
 }
 
 export interface EventContext<E extends LockerEvent = LockerEvent> {
@@ -27,3 +29,9 @@ export interface EventContext<E extends LockerEvent = LockerEvent> {
 }
 
 export type EventOf<T extends LockerEvent['type']> = Extract<LockerEvent, { type: T }>;
+
+/** The rule of the locker's reservations, when the cloud's release grace is known. */
+export function reservationRule(ctx: EventContext): ReservationRule | undefined {
+  const grace = ctx.deps.config.reservationGraceMinutes;
+  return grace === undefined ? undefined : { timezone: ctx.locker.timezone, graceMinutes: grace };
+}

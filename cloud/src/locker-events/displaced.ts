@@ -12,7 +12,7 @@ import { loadLockerView } from '../lockers/occupancy.js';
 import { loadParcels } from '../orders/order-store.js';
 import { allocateParcels } from '../orders/reserve.js';
 import { recordAlert } from './alerts.js';
-import type { EventContext } from './context.js';
+import { reservationRule, type EventContext } from './context.js';
 
 export async function relocateDisplacedReservations(ctx: EventContext, loadedOrderId: string, cellId: number): Promise<void> {
   const { tx, locker, now } = ctx;
@@ -52,7 +52,7 @@ export async function relocateDisplacedReservations(ctx: EventContext, loadedOrd
       Object.assign(p, { cell_id: cellOf.get(p.barcode) ?? null, updated_at: now });
       changed.push(p);
     }
-    await saveOrderChange(tx, { before: order, order: { ...order, updated_at: now }, parcels, changed, at: now });
+    await saveOrderChange(tx, { before: order, order: { ...order, updated_at: now }, parcels, changed, at: now, reservation: reservationRule(ctx) });
     await recordAlert(ctx, {
       kind: 'reservation.displaced',
       severity: 'info',

@@ -9,7 +9,7 @@ import { saveOrderChange } from '../expiry/order-change.js';
 import { initiateReturn } from '../expiry/return-flow.js';
 import { enterCourierLoaded } from '../orders/pickup.js';
 import type { LockerCommandDraft, NotificationDraft } from '../outbox/record-change.js';
-import type { EventContext } from './context.js';
+import { reservationRule, type EventContext } from './context.js';
 
 export interface OrderWork {
   before: OrderRow;
@@ -85,6 +85,7 @@ export async function saveOrderWork(ctx: EventContext, work: OrderWork): Promise
     notifications: work.notifications,
     commands: work.commands,
     at: ctx.now,
+    reservation: reservationRule(ctx),
   });
   for (const c of work.commands) if (c.lockerId !== ctx.locker.id) ctx.commandsFor.add(c.lockerId);
 }

@@ -94,7 +94,9 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
         })
         .where('id', '=', order.id)
         .execute();
-      await recordChange(tx, { at: now, commands: [upsertCommand(updated, parcels)], notifications });
+      const { timezone } = await tx.selectFrom('lockers').select('timezone').where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const rule = { timezone, graceMinutes: deps.config.reservationGraceMinutes };
+      await recordChange(tx, { at: now, commands: [upsertCommand(updated, parcels, rule)], notifications });
       return { answer: { externalId: order.external_id, state: updated.state }, lockerId: order.locker_id, notified: notifications.length > 0 };
     });
     if (outcome === 'moved') {

@@ -118,7 +118,7 @@ export async function createOrder(
       }));
       await tx.insertInto('orders').values(order).execute();
       await tx.insertInto('parcels').values(parcels).execute();
-      await recordChange(tx, { at: now, commands: [upsertCommand(order, parcels)] });
+      await recordChange(tx, { at: now, commands: [upsertCommand(order, parcels, { timezone: locker.timezone, graceMinutes: deps.config.reservationGraceMinutes })] });
       return result;
     });
   } catch (err) {

@@ -5,16 +5,13 @@
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { lockerTransaction } from '../db/transaction.js';
-import { addDays, endOfLocalDay } from '../lockers/locker-time.js';
+import { addDays } from '../lockers/locker-time.js';
 import { recordChange } from '../outbox/record-change.js';
 import type { ServiceDeps } from '../services.js';
-import { upsertCommand } from './intent.js';
+import { reservationExpiry, upsertCommand } from './intent.js';
 import { loadParcels } from './order-store.js';
 
-/** Instant after which a reservation for `dateDelivery` is released. */
-export function reservationExpiry(dateDelivery: string, timezone: string, graceMinutes: number): number {
-  return endOfLocalDay(dateDelivery, timezone) + 1 + graceMinutes * 60_000;
-}
+export { reservationExpiry } from './intent.js';
 
 /** Releases every expired reservation; returns the ids of the orders it released. */
 export async function releaseExpiredReservations(deps: ServiceDeps): Promise<string[]> {
@@ -58,7 +55,8 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
         .where('state', '=', ParcelState.Pending)
         .execute();
       await tx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
-      await recordChange(tx, { at: now, commands: [upsertCommand({ ...order, updated_at: now }, parcels)] });
+      const rule = { timezone: c.timezone, graceMinutes: config.reservationGraceMinutes };
+      await recordChange(tx, { at: now, commands: [upsertCommand({ ...order, updated_at: now }, parcels, rule)] });
       return true;
     });
     if (done) {

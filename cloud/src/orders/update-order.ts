@@ -132,7 +132,7 @@ async function tryUpdate(
         await tx.insertInto('parcels').values(p).execute();
       }
     }
-    const commands: LockerCommandDraft[] = [upsertCommand(updated, parcels)];
+    const commands: LockerCommandDraft[] = [upsertCommand(updated, parcels, { timezone: target.timezone, graceMinutes: deps.config.reservationGraceMinutes })];
     if (moving) commands.push({ lockerId: order.locker_id, body: { type: 'order.remove', orderId: order.id } });
     await recordChange(tx, { at: now, commands });
     return { answer, lockers: [order.locker_id, target.id] };

@@ -80,6 +80,8 @@ export interface LockerLinkDeps {
   options?: Partial<LockerLinkOptions>;
   /** Observation and fault-injection points. */
   hooks?: LockerLinkHooks;
+  /** The cloud's reservation release grace: snapshots then carry each order's `loadableUntil`. */
+  reservationGraceMinutes?: number;
 }
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
@@ -109,7 +111,7 @@ export class LockerLink {
     this.#deps = deps;
     this.#opts = { ...DEFAULT_LINK_OPTIONS, ...deps.options };
     this.#log = deps.logger;
-    this.#buildSnapshot = lockerSnapshotBuilder(deps.clock);
+    this.#buildSnapshot = lockerSnapshotBuilder(deps.clock, deps.reservationGraceMinutes);
     this.#queue = new KeyedQueue((lockerId, err) => this.#log.error({ err, lockerId }, 'locker link task failed'));
   }
 
@@ -257,7 +259,7 @@ export class LockerLink {
       const up = await reconcileAgentAck(tx, lockerId, hello.ackedDseq);
       if (!up) return null;
       await recordPresence(tx, lockerId, hello.conn, true, now);
-      await recordHello(tx, lockerId, hello.conn);
+      await recordHello(tx, lockerId, hello.conn, hello.commandTypes);
       await touchLocker(tx, lockerId, now);
       const down = await planHelloReplay(tx, lockerId, hello.appliedCseq, now, this.#opts, this.#buildSnapshot);
       return down ? { up, down } : null;

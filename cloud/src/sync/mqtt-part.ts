@@ -37,6 +37,8 @@ export interface MqttPartDeps {
   onCommandsApplied?: (lockerId: number, appliedCseq: number) => Promise<void> | void;
   options?: Partial<LockerLinkOptions>;
   hooks?: LockerLinkHooks;
+  /** The cloud's reservation release grace (snapshots carry `loadableUntil` with it). */
+  reservationGraceMinutes?: number;
 }
 
 export class MqttPart {

@@ -30,10 +30,10 @@ export async function touchLocker(tx: Tx, lockerId: number, at: number): Promise
  * Marks the connection `conn` as having said hello, unless a newer connection is already known:
  * commands are pushed only once the current connection's position is known.
  */
-export async function recordHello(tx: Tx, lockerId: number, conn: number): Promise<void> {
+export async function recordHello(tx: Tx, lockerId: number, conn: number, commandTypes?: readonly string[]): Promise<void> {
   await tx
     .updateTable('lockers')
-    .set({ hello_conn: conn })
+    .set({ hello_conn: conn, command_types: commandTypes ? JSON.stringify(commandTypes) : null })
     .where('id', '=', lockerId)
     .where('presence_conn', '<=', conn)
     .execute();

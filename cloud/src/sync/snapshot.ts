@@ -8,10 +8,10 @@ import type { CourierGrant, OrderIntent, Snapshot } from '../../../shared/src/pr
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/transaction.js';
 import { lockerConfig } from '../lockers/cells.js';
-import { orderIntent } from '../orders/intent.js';
+import { orderIntent, type ReservationRule } from '../orders/intent.js';
 import type { SnapshotBuilder } from './down-stream.js';
 
-async function activeOrders(tx: Tx, lockerId: number): Promise<OrderIntent[]> {
+async function activeOrders(tx: Tx, lockerId: number, rule: ReservationRule | undefined): Promise<OrderIntent[]> {
   const orders = await tx
     .selectFrom('orders')
     .selectAll()
@@ -25,7 +25,7 @@ async function activeOrders(tx: Tx, lockerId: number): Promise<OrderIntent[]> {
     .selectAll()
     .where('order_id', 'in', orders.map((o) => o.id))
     .execute();
-  return orders.map((o) => orderIntent(o, parcels.filter((p) => p.order_id === o.id)));
+  return orders.map((o) => orderIntent(o, parcels.filter((p) => p.order_id === o.id), rule));
 }
 
 async function validGrants(tx: Tx, lockerId: number, now: number): Promise<CourierGrant[]> {
@@ -54,14 +54,19 @@ async function validGrants(tx: Tx, lockerId: number, now: number): Promise<Couri
   }));
 }
 
-export function lockerSnapshotBuilder(clock: Clock): SnapshotBuilder {
+/** `reservationGraceMinutes`: the cloud's release grace, for each order's `loadableUntil` (none without it). */
+export function lockerSnapshotBuilder(clock: Clock, reservationGraceMinutes?: number): SnapshotBuilder {
   return async (tx, lockerId, cseq): Promise<Snapshot> => {
     const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
     const cells = await tx.selectFrom('cells').selectAll().where('locker_id', '=', lockerId).execute();
     return {
       cseq,
       config: lockerConfig(locker, cells),
-      orders: await activeOrders(tx, lockerId),
+      orders: await activeOrders(
+        tx,
+        lockerId,
+        reservationGraceMinutes === undefined ? undefined : { timezone: locker.timezone, graceMinutes: reservationGraceMinutes },
+      ),
       grants: await validGrants(tx, lockerId, clock.now()),
     };
   };

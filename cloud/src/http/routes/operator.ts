@@ -1,12 +1,14 @@
 /**
- * /operator: the platform operator's own API (X-Operator-Api-Key). Cell flags and fleet reload;
- * later parts add their routes here.
+ * /operator: the platform operator's own API (X-Operator-Api-Key). Cell flags, opening a cell
+ * remotely (with a maximum age) and fleet reload; later parts add their routes here.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CELL_FLAGS, CellFlag } from '../../../../shared/src/enums.js';
 import { errorResponses, positiveInt32 } from '../../contract/common.js';
 import { FleetError, type ProvisionReport } from '../../fleet/provision.js';
+import { CELL_OPEN_REASONS } from '../../../../shared/src/protocol.js';
+import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../operator/cell-open.js';
 import { setCellFlags } from '../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../services.js';
 import { API_KEY_HEADERS, authenticateOperator } from '../auth.js';
@@ -61,6 +63,34 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app
       },
     },
     async (req) => setCellFlags(deps, req.params.postamatId, req.params.cellId, req.body),
+  );
+
+  app.post(
+    '/lockers/:lockerId/cells/:cellId/open',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Open a cell door remotely; the locker refuses it once older than maxAgeSeconds by its own clock',
+        description:
+          'Records a `cell.open` command for the locker with notAfter = now + maxAgeSeconds. The locker opens the door if the command ' +
+          'reaches it in time and reports the outcome as a `cell.open` event (operator alerts): opened, jammed, unknown, stale, ' +
+          'clock_skew, unknown_cell, busy or failed.',
+        security,
+        params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
+        body: z.object({
+          reason: z.enum(CELL_OPEN_REASONS),
+          maxAgeSeconds: z.int().min(1).max(CELL_OPEN_MAX_AGE_SECONDS).default(CELL_OPEN_DEFAULT_MAX_AGE_SECONDS),
+        }),
+        response: {
+          202: z.object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (req, reply) => {
+      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body);
+      return reply.code(202).send(answer);
+    },
   );
 
   app.post(

@@ -1,0 +1,51 @@
+/**
+ * An operator opens a cell's door remotely: a `cell.open` command with an absolute `notAfter`
+ * (now + the request's maximum age). The locker refuses it once its own clock passes `notAfter`,
+ * so a command that queued for long (locker offline, broker backlog) never opens a door late; the
+ * outcome comes back as a `cell.open` event (kept in locker_alerts). Only a locker whose agent
+ * announced `cell.open` in its last hello gets one.
+ */
+import { CELL_OPEN_MAX_AGE_MS, type CellOpenReason } from '../../../shared/src/protocol.js';
+import { lockerTransaction } from '../db/transaction.js';
+import { invalidRequest } from '../errors.js';
+import { recordChange } from '../outbox/record-change.js';
+import type { ServiceDeps } from '../services.js';
+
+export const CELL_OPEN_DEFAULT_MAX_AGE_SECONDS = 300;
+export const CELL_OPEN_MAX_AGE_SECONDS = CELL_OPEN_MAX_AGE_MS / 1000;
+
+export interface CellOpenRequest {
+  reason: CellOpenReason;
+  maxAgeSeconds: number;
+}
+
+export interface CellOpenAnswer {
+  lockerId: number;
+  cellId: number;
+  cseq: number;
+  notAfter: number;
+}
+
+function acceptsCellOpen(commandTypes: string | null): boolean {
+  return commandTypes !== null && (JSON.parse(commandTypes) as string[]).includes('cell.open');
+}
+
+export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellId: number, req: CellOpenRequest): Promise<CellOpenAnswer> {
+  const now = deps.clock.now();
+  const notAfter = now + req.maxAgeSeconds * 1000;
+  const cseq = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
+    const locker = await tx.selectFrom('lockers').select('command_types').where('id', '=', lockerId).executeTakeFirst();
+    if (!locker) throw invalidRequest(`locker ${lockerId} not found`);
+    if (!acceptsCellOpen(locker.command_types)) {
+      // An agent that does not know the command would refuse the whole batch, over and over.
+      throw invalidRequest(`locker ${lockerId} has not announced cell.open (its agent is older, or has not connected since)`);
+    }
+    const cell = await tx.selectFrom('cells').select('id').where('locker_id', '=', lockerId).where('id', '=', cellId).executeTakeFirst();
+    if (!cell) throw invalidRequest(`cell ${cellId} of locker ${lockerId} not found`);
+    const [seq] = await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.open', cellId, reason: req.reason, notAfter } }] });
+    return seq!;
+  });
+  deps.signals.commandsRecorded([lockerId]);
+  deps.logger.info({ lockerId, cellId, cseq, reason: req.reason, notAfter }, 'operator cell open requested');
+  return { lockerId, cellId, cseq, notAfter };
+}
