@@ -116,8 +116,11 @@ describe('courier at the locker (simulator over TCP)', () => {
     expect(eventBodies(h.agent.store)).toEqual([{ type: 'code.attempt', kind: 'courier', ok: false }]);
     await signIn(h);
     h.clock.t = NOON + 6 * HOUR;
+    // The session ends on the kiosk's next round or at the next scan, whichever comes first: wait
+    // for the screen to say so rather than race the round with a scan.
+    const ended = await h.until((st) => st.view.screen === 'start', 'the session to end');
+    expect(ended.error).toEqual({ code: 'session_expired' });
     const s = await h.post('/api/scan', { barcode: 'B1' });
-    expect(s.error).toEqual({ code: 'session_expired' });
     expect(s.view).toEqual({ screen: 'start' });
     expect(h.sim.pulses(simCell(2))).toBe(0);
   });

@@ -248,9 +248,12 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
     const lock = open.view.screen === 'load_open' ? rig.agent.store.cells.get(open.view.cellId)!.lock : 0;
     rig.sim.closeDoor({ bus: 'main', board: 0, lock });
     await rig.until((x) => x.view.screen === 'courier' && x.view.notice?.kind === 'loaded', 'the load');
-    const applied = rig.applied.length;
+    // The cloud answers the load with an upsert that shows the parcel loaded (waited for by its
+    // content: counting applied commands would race an answer that came before the count).
+    const p1State = (): string | undefined =>
+      rig.agent.store.orders.findByBarcode(`${ext}-P1`)[0]?.order.intent.parcels.find((p) => p.barcode === `${ext}-P1`)?.state;
+    await eventually(() => p1State() === 'loaded', 'the cloud to answer the load with an upsert');
     await w.converged(rig);
-    await eventually(() => rig.applied.length > applied, 'the cloud to answer the load with an upsert');
     expect(limit()).toBe(expected);
     const pulsed = rig.sim.pulses({ bus: 'main', board: 0, lock });
 
