@@ -1,7 +1,14 @@
-/** Builds the Fastify instance around the app plugin and listens; nothing else. */
+/**
+ * Builds the Fastify instance around the app plugin and listens. The server-wide parts live here:
+ * the body limit, JSON bodies as UTF-8, and the envelope for refusals before any route
+ * (transport-errors.ts), so that every answer, whatever goes wrong, is `{message, resultCode}`.
+ */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { app, type AppOptions } from './app.js';
+import { handleError } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
+import { checkUrl, transportErrorOptions } from './http/transport-errors.js';
 
 export interface ServerOptions extends AppOptions {
   logger: Logger;
@@ -10,7 +17,10 @@ export interface ServerOptions extends AppOptions {
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widen the instance type once here.
-  const server = Fastify({ loggerInstance: opts.logger, bodyLimit: opts.bodyLimit }) as unknown as FastifyInstance;
+  const server = Fastify({ loggerInstance: opts.logger, bodyLimit: opts.bodyLimit, ...transportErrorOptions }) as unknown as FastifyInstance;
+  server.setErrorHandler(handleError);
+  installJsonBodyParser(server);
+  server.addHook('onRequest', checkUrl);
   await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
   await server.ready();
   return server;
