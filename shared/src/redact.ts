@@ -35,6 +35,8 @@ function scrubDeep(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (depth <= 0 || value === null || typeof value !== 'object' || value instanceof Error) return value;
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth - 1));
+  // Only plain objects: a framework's request or reply would lead to the raw request body.
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, depth - 1);
   return out;
