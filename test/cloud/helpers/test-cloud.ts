@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { startCloud, type RunningCloud } from '../../../cloud/src/cloud.js';
 import { loadConfig, type CloudConfigInput } from '../../../cloud/src/config.js';
 import type { Engine } from '../../../cloud/src/db/database.js';
@@ -47,7 +48,7 @@ export const DEFAULT_NOW = '2030-03-04T09:00:00Z'; // Monday, 12:00 in Moscow
 
 export async function startTestCloud(
   engine: Engine,
-  opts: { fleet?: FleetInput; now?: string; config?: CloudConfigInput; random?: RandomSource } = {},
+  opts: { fleet?: FleetInput; now?: string; config?: CloudConfigInput; random?: RandomSource; logger?: Logger } = {},
 ): Promise<TestCloud> {
   const db = await openTestDatabase(engine);
   const dir = mkdtempSync(join(tmpdir(), 'cloud-fleet-'));
@@ -58,7 +59,7 @@ export async function startTestCloud(
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', fleetFile: fleetPath, logLevel: 'silent', ...opts.config });
   let cloud: RunningCloud;
   try {
-    cloud = await startCloud(config, { database: db, clock, ...(opts.random ? { random: opts.random } : {}) });
+    cloud = await startCloud(config, { database: db, clock, ...(opts.random ? { random: opts.random } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
   } catch (err) {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
