@@ -38,15 +38,15 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, reason } = parserRefusal(err);
   this.log.debug({ code: err.code, status }, 'malformed HTTP request refused');
-  if (!socket.writable) {
-    socket.destroy();
-    return;
+  if (socket.writable) {
+    const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
-  const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  // As Node does: the parser cannot go on, so the connection ends here (no half-open sockets left to the client).
+  socket.destroy();
 }
 
 /** Fastify's `frameworkErrors`: the router's refusals before any route or hook. */
