@@ -138,6 +138,23 @@ describe('input bounds', () => {
     expect(stall).toBeLessThan(1000);
   });
 
+  it('refuses JSON nested as deep as the body limit allows, in the first string of each operation, without stalling', async () => {
+    const depth = Math.floor((BODY_LIMIT - 4096) / 2);
+    const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const answers: [string, Answer][] = [];
+    const stall = await longestStall(async () => {
+      for (const op of OPERATIONS.filter((o) => o.bodyStrings.length > 0)) {
+        const rawBody = JSON.stringify(replaced(op.body, op.bodyStrings[0]!, '\u2063')).replace('"\u2063"', nested);
+        answers.push([op.name, await tc.call(op.method, urlOf(op), { ...op.auth, rawBody })]);
+      }
+    });
+    for (const [label, res] of answers) {
+      expectEnvelope(res, 400, label);
+      expect(res.body.message, label).toMatch(/received array|body: Invalid input/);
+    }
+    expect(stall).toBeLessThan(1000);
+  });
+
   it('a key as long as the headers allow is just a wrong key', async () => {
     const res = await tc.call('GET', '/api/v4/auth/postamat/available', { key: 'k'.repeat(15_000) });
     expectEnvelope(res, 401, 'long key');
