@@ -34,7 +34,7 @@ export const configSchema = z.object({
   /**
    * Largest accepted request body. The largest legitimate request, an order at every limit of
    * contract/common.ts (LIMITS: 100 parcels with 10 additional barcodes each, 100 items with
-   * 256-character Cyrillic names, ids of 128 ASCII characters), is about 240 KiB.
+   * 256-character Cyrillic names, ids of 128 ASCII characters), is about 230 KiB.
    */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
