@@ -32,8 +32,12 @@ export const configSchema = z.object({
   /** Digits of courier access codes and of customer pick-up codes (spec: 6 to 8). */
   courierCodeLength: int(6, 8).default(8),
   pickupCodeLength: int(6, 8).default(6),
-  /** Largest accepted request body. */
-  bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /**
+   * Largest accepted request body. The largest legitimate request, an order at every limit of
+   * contract/common.ts (LIMITS: 100 parcels with 10 additional barcodes each, 100 items with
+   * 256-character Cyrillic names, ids of 128 ASCII characters), is about 230 KiB.
+   */
+  bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024),
   logLevel: z.enum(LOG_LEVELS).default('info'),
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });

@@ -1,8 +1,15 @@
-/** Builds the Fastify instance around the app plugin and listens; nothing else. */
+/**
+ * Builds the Fastify instance around the app plugin and listens. The server-wide parts live here:
+ * the body limit, JSON bodies as UTF-8, and the envelope for refusals before any route
+ * (transport-errors.ts), so that every answer, whatever goes wrong, is `{message, resultCode}`.
+ */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { app, type AppOptions } from './app.js';
 import { RequestLogController } from './http/request-log.js';
+import { handleError } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
+import { checkUrl, transportErrorOptions } from './http/transport-errors.js';
 
 export interface ServerOptions extends AppOptions {
   logger: Logger;
@@ -11,7 +18,15 @@ export interface ServerOptions extends AppOptions {
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widen the instance type once here.
-  const server = Fastify({ loggerInstance: opts.logger, logController: new RequestLogController(), bodyLimit: opts.bodyLimit }) as unknown as FastifyInstance;
+  const server = Fastify({
+    loggerInstance: opts.logger,
+    logController: new RequestLogController(),
+    bodyLimit: opts.bodyLimit,
+    ...transportErrorOptions,
+  }) as unknown as FastifyInstance;
+  server.setErrorHandler(handleError);
+  installJsonBodyParser(server);
+  server.addHook('onRequest', checkUrl);
   await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
   await server.ready();
   return server;

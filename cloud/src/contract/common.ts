@@ -3,6 +3,7 @@
  * inbound body; the response schemas serialise answers; both feed the OpenAPI document at /docs.
  */
 import { z } from 'zod';
+import { isCalendarDate } from '../lockers/locker-time.js';
 import { isoDateSchema } from '../lockers/profile.js';
 
 export { isoDateSchema };
@@ -13,28 +14,69 @@ export const positiveInt32 = z.int().min(1).max(INT32_MAX);
 /** Money in kopecks (int64 in the spec; JSON numbers are exact up to 2^53). */
 export const kopecks = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** Limits the spec leaves open ("not shown"); see docs/decisions.md. */
+/**
+ * Limits the spec leaves open ("not shown"); see docs/decisions.md. Together they bound the
+ * largest legitimate request, and BODY_LIMIT_BYTES (config.ts) is set just above that.
+ */
 export const LIMITS = {
+  /** externalId, extId, barcodes, order number, courier and route ids. */
   idLength: 128,
-  textLength: 1024,
+  /** Item names (fiscal receipts print at most 128; twice that leaves room). */
+  nameLength: 256,
+  /** RFC 5321's longest usable address. */
+  emailLength: 254,
+  carNumberLength: 20,
+  accessCodeLength: 32,
   parcelsPerOrder: 100,
-  itemsPerOrder: 1000,
-  barcodesPerParcel: 20,
+  itemsPerOrder: 100,
+  barcodesPerParcel: 10,
   contactsPerOrder: 10,
   lockersPerRoute: 100,
+  /** Notification ids per redelivery request of the operator. */
+  idsPerRequest: 1000,
 } as const;
 
-/** A required identifier: trimmed, not empty (empty externalId is code 3 in the spec). */
-export const identifier = z.string().trim().min(1, 'must not be empty').max(LIMITS.idLength);
-export const text = z.string().max(LIMITS.textLength);
+/**
+ * Characters no request string may hold: lone surrogates (not valid Unicode; UTF-8 cannot store
+ * them, so the database would keep another text than the one sent) and control characters.
+ * Identifiers allow none of the latter; free text allows tab, line feed and carriage return.
+ * Single character classes: one linear scan whatever the input.
+ */
+const NOT_IN_IDENTIFIERS = /[\p{Cs}\p{Cc}]/u;
+const NOT_IN_TEXT = /\p{Cs}|(?![\t\n\r])\p{Cc}/u;
 
-export const phoneSchema = z.string().regex(/^\+7\d{10}$/, 'expected +7 followed by ten digits').meta({ example: '+79161234567' });
-export const emailSchema = z
-  .string()
+/**
+ * The one schema every request string starts from. The length check runs first and aborts, so no
+ * later check (patterns, trimming, refinements) ever sees more than `max` characters; then the
+ * text must be valid Unicode without control characters (code 3 otherwise, as any schema error).
+ */
+export function requestString(max: number, kind: 'identifier' | 'text' = 'identifier') {
+  const forbidden = kind === 'identifier' ? NOT_IN_IDENTIFIERS : NOT_IN_TEXT;
+  const what = kind === 'identifier' ? 'lone surrogates or control characters' : 'lone surrogates or control characters other than tab and line breaks';
+  return z
+    .string()
+    .max(max, { abort: true })
+    .refine((s) => !forbidden.test(s), { message: `must be valid Unicode without ${what}`, abort: true });
+}
+
+/** A required identifier: trimmed, not empty (empty externalId is code 3 in the spec). */
+export const identifier = requestString(LIMITS.idLength).trim().min(1, 'must not be empty');
+/** Free text shown to people (tab and line breaks allowed). */
+export const text = (max: number) => requestString(max, 'text');
+
+export const phoneSchema = requestString(12)
+  .regex(/^\+7\d{10}$/, 'expected +7 followed by ten digits')
+  .meta({ example: '+79161234567' });
+/** Labels of one or more characters joined by dots after the @: no two quantifiers compete for a character. */
+export const emailSchema = requestString(LIMITS.emailLength)
   .trim()
-  .max(254)
-  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'expected an e-mail address')
+  .regex(/^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/, 'expected an e-mail address')
   .meta({ example: 'client@example.ru' });
+
+/** A calendar date YYYY-MM-DD in a request. */
+export const requestDate = requestString(10)
+  .refine(isCalendarDate, 'expected a calendar date YYYY-MM-DD')
+  .meta({ format: 'date', example: '2025-06-02' });
 
 /** ISO 8601 with the locker's offset. */
 export const dateTimeSchema = z.string().meta({ format: 'date-time', example: '2025-06-02T14:00:00+03:00' });

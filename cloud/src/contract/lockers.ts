@@ -1,6 +1,6 @@
 /** Locker operations of {base_url} and the locker-shaped parts of the order detail. */
 import { z } from 'zod';
-import { dateTimeSchema, isoDateSchema, positiveInt32, queryBoolean } from './common.js';
+import { dateTimeSchema, isoDateSchema, positiveInt32, queryBoolean, requestDate } from './common.js';
 
 const hours = z.object({ start: z.string(), end: z.string() });
 
@@ -105,7 +105,7 @@ export const lockerDetailOut = z.object({
 
 export const capacityRequestSchema = z.object({
   postamatId: positiveInt32,
-  deliveryDate: isoDateSchema,
+  deliveryDate: requestDate,
   parcelSize: z.object({
     length: positiveInt32.optional(),
     width: positiveInt32.optional(),

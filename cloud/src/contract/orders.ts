@@ -6,10 +6,11 @@ import {
   emailSchema,
   identifier,
   int32,
-  isoDateSchema,
   kopecks,
   phoneSchema,
   positiveInt32,
+  requestDate,
+  requestString,
   text,
 } from './common.js';
 
@@ -30,8 +31,8 @@ export type ParcelInput = z.infer<typeof parcelSchema>;
 
 export const itemSchema = z.object({
   count: z.int().min(1).max(2_147_483_647),
-  barcode: z.string().max(LIMITS.idLength).optional(),
-  name: z.string().min(1).max(LIMITS.textLength),
+  barcode: requestString(LIMITS.idLength).optional(),
+  name: text(LIMITS.nameLength).min(1),
   subjectType: int32,
   price: kopecks,
   totalSum: kopecks,
@@ -62,13 +63,16 @@ function uniqueBarcodes(parcels: readonly ParcelInput[], ctx: z.RefinementCtx): 
   });
 }
 
+/** Shown to customers and couriers as sent (not trimmed). */
+const orderNumber = requestString(LIMITS.idLength);
+
 const parcelsSchema = z.array(parcelSchema).min(1).max(LIMITS.parcelsPerOrder).superRefine(uniqueBarcodes);
 
 export const createOrderSchema = z.object({
   externalId: identifier.describe('order identifier in the external system'),
-  number: text.optional(),
+  number: orderNumber.optional(),
   postamatId: positiveInt32,
-  dateDelivery: isoDateSchema,
+  dateDelivery: requestDate,
   parcels: parcelsSchema,
   clientInvoice: clientInvoiceSchema,
   notification: customerContactsSchema,
@@ -77,9 +81,9 @@ export type CreateOrderRequest = z.infer<typeof createOrderSchema>;
 
 export const updateOrderSchema = z.object({
   externalId: identifier,
-  number: text.optional(),
+  number: orderNumber.optional(),
   postamatId: positiveInt32.optional(),
-  dateDelivery: isoDateSchema.optional(),
+  dateDelivery: requestDate.optional(),
   parcels: parcelsSchema,
   clientInvoice: clientInvoiceSchema.optional(),
   notification: customerContactsSchema.optional(),
@@ -93,7 +97,7 @@ export const orderDetailRequestSchema = z
   .object({
     barcode: identifier,
     courierExternalId: identifier.optional(),
-    postamatAccessCode: z.string().trim().min(1).max(32).optional(),
+    postamatAccessCode: requestString(LIMITS.accessCodeLength).trim().min(1).optional(),
   })
   .refine((b) => b.courierExternalId !== undefined || b.postamatAccessCode !== undefined, {
     message: 'courierExternalId or postamatAccessCode is required',

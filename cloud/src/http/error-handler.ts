@@ -1,8 +1,11 @@
 /**
  * The one place where errors become HTTP answers: the spec's envelope `{message, resultCode}`.
  * DomainError -> its code (1, 10, 11 with 401; 2 with 500; 4 with 429 and Retry-After; the rest
- * with 400). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations,
- * oversized bodies) -> 400 with code 3. Anything else is a bug: logged, answered 500 with code 2.
+ * with 400). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
+ * -> 400 with code 3; refusals
+ * of the transport keep their own status with code 3 (404 unknown path, 405 known path with
+ * another method, 413 body too large; 414 and 431 come from transport-errors.ts). Anything else
+ * is a bug: logged, answered 500 with code 2.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
@@ -23,8 +26,22 @@ export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
   }
 }
 
-function envelope(reply: FastifyReply, resultCode: number, message: string): FastifyReply {
-  return reply.code(httpStatusOf(resultCode)).type('application/json; charset=utf-8').send({ message, resultCode });
+/** Statuses of framework refusals that are answered as they are (with code 3); other 4xx become 400. */
+const KEPT_CLIENT_STATUSES: ReadonlySet<number> = new Set([404, 405, 408, 413, 414, 431]);
+
+/** The HTTP status of a refused request: 415 (wrong Content-Type) stays 400 as it always was. */
+export function clientErrorStatus(status: number | undefined): number {
+  return status !== undefined && KEPT_CLIENT_STATUSES.has(status) ? status : 400;
+}
+
+/** Sends the envelope; the status defaults to the one of the result code. */
+export function sendEnvelope(reply: FastifyReply, resultCode: number, message: string, status: number = httpStatusOf(resultCode)): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ message, resultCode });
+}
+
+/** Code 3 with the spec's Russian text and the reason. */
+export function invalidRequestMessage(detail: string): string {
+  return `${RUSSIAN_MESSAGES[ResultCode.InvalidRequest]}: ${detail}`;
 }
 
 interface ValidationIssue {
@@ -41,25 +58,45 @@ function validationText(err: FastifyError): string {
     .join('; ');
 }
 
+export function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof DomainError) {
+    if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
+    if (err instanceof RetryLaterError) void reply.header('retry-after', String(err.retryAfterSeconds));
+    return sendEnvelope(reply, err.resultCode, err.message);
+  }
+  if (err.validation) {
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err)));
+  }
+  if (err.code?.startsWith('FST_ERR_CTP_') || (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)) {
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(err.message), clientErrorStatus(err.statusCode));
+  }
+  req.log.error({ err }, 'unhandled error');
+  return sendEnvelope(reply, ResultCode.InternalError, RUSSIAN_MESSAGES[ResultCode.InternalError]);
+}
+
+/** `/a/:id/b` -> a pattern matching its request paths. */
+function routePattern(url: string): RegExp {
+  const escaped = url.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof DomainError) {
-      if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
-      if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
-      return envelope(reply, err.resultCode, err.message);
-    }
-    if (err.validation) {
-      return envelope(reply, ResultCode.InvalidRequest, `${RUSSIAN_MESSAGES[ResultCode.InvalidRequest]}: ${validationText(err)}`);
-    }
-    if (err.code?.startsWith('FST_ERR_CTP_') || (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)) {
-      return envelope(reply, ResultCode.InvalidRequest, `${RUSSIAN_MESSAGES[ResultCode.InvalidRequest]}: ${err.message}`);
-    }
-    req.log.error({ err }, 'unhandled error');
-    return envelope(reply, ResultCode.InternalError, RUSSIAN_MESSAGES[ResultCode.InternalError]);
+  // Every route of the app, to tell "no such path" (404) from "not with this method" (405).
+  const routes: { methods: string[]; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push({ methods: [route.method].flat(), pattern: routePattern(route.url) });
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ message: `${RUSSIAN_MESSAGES[ResultCode.InvalidRequest]}: no operation ${req.method} ${req.url.split('?')[0]}`, resultCode: ResultCode.InvalidRequest }),
-  );
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))];
+    if (allowed.length > 0) {
+      void reply.header('allow', allowed.join(', '));
+      return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`${req.method} is not an operation of ${path}`), 405);
+    }
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`no operation ${req.method} ${path}`), 404);
+  });
 }
 
 /** Operations with a body accept only JSON (code 3 otherwise). */

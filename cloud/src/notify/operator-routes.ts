@@ -8,7 +8,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses, positiveInt32 } from '../contract/common.js';
+import { LIMITS, errorResponses, positiveInt32, requestString } from '../contract/common.js';
 import { API_KEY_HEADERS, authenticateOperator } from '../http/auth.js';
 import { noteCaller } from '../http/request-log.js';
 import { requireJsonBody } from '../http/error-handler.js';
@@ -25,6 +25,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 const isoTime = z.string().nullable().describe('UTC, ISO 8601');
 const limit = z.coerce.number().int().min(1).max(1000).default(100);
 const rowId = z.coerce.number().int().positive();
+const marketplaceIdSchema = requestString(LIMITS.idLength).min(1);
 
 const notificationView = z.object({
   id: z.int(),
@@ -72,8 +73,8 @@ export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoute
         security,
         querystring: z.object({
           status: z.enum(NOTIFICATION_STATUSES).default('failing'),
-          marketplaceId: z.string().min(1).optional(),
-          externalId: z.string().min(1).optional().describe("the order's externalId or platform id"),
+          marketplaceId: marketplaceIdSchema.optional(),
+          externalId: requestString(LIMITS.idLength).min(1).optional().describe("the order's externalId or platform id"),
           beforeId: rowId.optional(),
           limit,
         }),
@@ -104,8 +105,8 @@ export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoute
         summary: 'Make notifications due now (with every undelivered one of their orders, in order)',
         security,
         body: z.union([
-          z.object({ ids: z.array(rowId).min(1).max(1000) }),
-          z.object({ failing: z.literal(true), marketplaceId: z.string().min(1).optional() }),
+          z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
+          z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
         ]),
         response: { 200: z.object({ orders: z.int(), notifications: z.int() }), ...errorResponses },
       },

@@ -1,0 +1,90 @@
+/**
+ * Refusals that happen before a route sees the request, answered in the spec's envelope like every
+ * other error (code 3): what Node's HTTP parser refuses (431 headers too large, 414 a request line
+ * too long, 408 too slow, 400 anything else malformed), what the router refuses (400 a path that is
+ * not valid percent-encoding, 414 a path parameter too long), and query strings that are not valid
+ * percent-encoded UTF-8 (400; Fastify would otherwise drop the broken parts silently).
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { ResultCode } from '../../../shared/src/enums.js';
+import { type DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
+import { invalidRequestMessage, sendEnvelope } from './error-handler.js';
+
+/** Longest URL served (414 beyond); Node's header limit (16 KiB) covers the request line and the headers together. */
+export const MAX_URL_LENGTH = 8 * 1024;
+const CRLF = Buffer.from('\r\n');
+
+function parserRefusal(err: ConnectionError): { status: number; reason: string } {
+  // What the parser had read when it gave up (a Buffer, whatever the type says).
+  const read: unknown = err.rawPacket;
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, reason: 'the request was not received in time' };
+    case 'HPE_HEADER_OVERFLOW':
+      // Over the limit of request line and headers: the URL is to blame when the request line alone is too long
+      // (or had not even ended in what was read).
+      return Buffer.isBuffer(read) && read.indexOf(CRLF) >= 0 && read.indexOf(CRLF) <= MAX_URL_LENGTH + 32
+        ? { status: 431, reason: 'request headers too large' }
+        : { status: 414, reason: 'URL too long' };
+    default:
+      return { status: 400, reason: 'malformed HTTP request' };
+  }
+}
+
+/** Fastify's `clientErrorHandler`: the parser gave up, so there is no reply object; the envelope goes on the socket. */
+export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, reason } = parserRefusal(err);
+  this.log.debug({ code: err.code, status }, 'malformed HTTP request refused');
+  if (socket.writable) {
+    const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  // As Node does: the parser cannot go on, so the connection ends here (no half-open sockets left to the client).
+  socket.destroy();
+}
+
+/** Fastify's `frameworkErrors`: the router's refusals before any route or hook. */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('the path is not valid percent-encoding'), 400);
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('a path parameter is too long'), 414);
+  } else {
+    reply.log.error({ err }, 'router error');
+    void sendEnvelope(reply, ResultCode.InternalError, RUSSIAN_MESSAGES[ResultCode.InternalError]);
+  }
+}
+
+/** True when every `&`-separated part of a query string decodes as percent-encoded UTF-8. */
+export function isWellFormedQuery(query: string): boolean {
+  for (const part of query.split('&')) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** onRequest hook of the whole server: a URL too long is 414, a query that does not decode is code 3, not ignored. */
+export function checkUrl(req: FastifyRequest, reply: FastifyReply, done: (err?: DomainError) => void): void {
+  if (req.url.length > MAX_URL_LENGTH) {
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('URL too long'), 414);
+    return;
+  }
+  const at = req.url.indexOf('?');
+  done(at >= 0 && !isWellFormedQuery(req.url.slice(at + 1)) ? invalidRequest('the query string is not valid percent-encoded UTF-8') : undefined);
+}
+
+/** The Fastify options that route these refusals here. */
+export const transportErrorOptions = {
+  clientErrorHandler,
+  frameworkErrors,
+} satisfies Pick<FastifyServerOptions, 'clientErrorHandler' | 'frameworkErrors'>;
