@@ -89,6 +89,8 @@ export const errorEnvelopeSchema = z
 export const errorResponses = {
   400: errorEnvelopeSchema,
   401: errorEnvelopeSchema,
+  413: errorEnvelopeSchema.describe('Body over the body limit (code 3)'),
+  429: errorEnvelopeSchema.describe('Rate limit or code-guessing lockout (code 4), with Retry-After'),
   500: errorEnvelopeSchema,
 } as const;
 
