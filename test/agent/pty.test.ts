@@ -31,7 +31,8 @@ describe.runIf(requires('socat'))('courier load over a pseudo-terminal', () => {
       ['B1', 3, 'in_cell'],
       ['B2', 1, 'in_cell'],
     ]);
-    expect(eventBodies(h.agent.store).slice(1)).toEqual([
+    // Only the loads: under load a slow board may also be reported offline and back (board.state).
+    expect(eventBodies(h.agent.store).filter((e) => (e as { type: string }).type === 'parcel.loaded')).toEqual([
       { type: 'parcel.loaded', orderId: 'o1', barcode: 'B1', cellId: 3, grantId: 'g1' },
       { type: 'parcel.loaded', orderId: 'o1', barcode: 'B2', cellId: 1, grantId: 'g1' },
     ]);

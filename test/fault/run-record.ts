@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../../agent/src/store/index.js';
 import { cellFlags } from '../../cloud/src/lockers/cells.js';
+import { loadConfig } from '../../cloud/src/config.js';
 import { orderIntent } from '../../cloud/src/orders/intent.js';
 import { OrderState } from '../../shared/src/enums.js';
 import type { AppliedLine } from './child-support.js';
@@ -70,6 +71,8 @@ async function lockerRecord(world: FaultWorld, rig: LockerRig): Promise<LockerRe
   const orders = await db.selectFrom('orders').selectAll().where('locker_id', '=', rig.id).execute();
   const parcels = orders.length === 0 ? [] : await db.selectFrom('parcels').selectAll().where('order_id', 'in', orders.map((o) => o.id)).execute();
   const cells = await db.selectFrom('cells').selectAll().where('locker_id', '=', rig.id).execute();
+  // The fault cloud runs with loadConfig's defaults for the reservation grace (cloud-entry.ts).
+  const reservationRule = { timezone: row.timezone, graceMinutes: loadConfig({}).reservationGraceMinutes };
   const store = openStore(rig.dbPath, { now: () => Date.now() });
   try {
     return {
@@ -84,7 +87,8 @@ async function lockerRecord(world: FaultWorld, rig: LockerRig): Promise<LockerRe
           id: a.id,
           dseq: a.dseq!,
         })),
-        intents: orders.map((o) => orderIntent(o, parcels.filter((p) => p.order_id === o.id))),
+        // As the cloud builds them for this locker (with the reservation's release instant).
+        intents: orders.map((o) => orderIntent(o, parcels.filter((p) => p.order_id === o.id), reservationRule)),
         parcels: parcels.map((p) => ({ order_id: p.order_id, barcode: p.barcode, state: p.state, cell_id: p.cell_id })),
         cellFlags: new Map(cells.map((c) => [c.id, cellFlags(c)])),
       },

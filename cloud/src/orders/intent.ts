@@ -42,7 +42,11 @@ function parcelIntent(p: ParcelRow): ParcelIntent {
   };
 }
 
-/** Without `rule` the intent carries no `loadableUntil`: only for orders that cannot hold a reservation. */
+/**
+ * Every intent carries `loadableUntil`, so that the locker's copy of an order is the same whichever
+ * path sent it last. Without `rule` it is null: only for orders that cannot hold a reservation
+ * (any state but New), whose paths do not know the rule.
+ */
 export function orderIntent(order: OrderRow, parcels: readonly ParcelRow[], rule?: ReservationRule): OrderIntent {
   return {
     orderId: order.id,
@@ -54,7 +58,7 @@ export function orderIntent(order: OrderRow, parcels: readonly ParcelRow[], rule
     holdUntil: order.hold_until,
     pickupCodeHash: order.pickup_code_hash,
     parcels: [...parcels].sort((a, b) => a.position - b.position).map(parcelIntent),
-    ...(rule ? { loadableUntil: loadableUntil(order, parcels, rule) } : {}),
+    loadableUntil: rule ? loadableUntil(order, parcels, rule) : null,
   };
 }
 
