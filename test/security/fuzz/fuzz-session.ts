@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import type { Engine } from '../../../cloud/src/db/database.js';
 import { KEYS } from '../../cloud/helpers/fleet-fixtures.js';
+import { startTestCloud } from '../../cloud/helpers/test-cloud.js';
 import { check } from './checks.js';
 import { changedTables } from './db-snapshot.js';
 import { SEED, startFuzzCloud, type FuzzCloud } from './fuzz-cloud.js';
@@ -93,6 +94,29 @@ function context(bodyLimit: number, maxHugeBytes: number): FuzzContext {
       email: fc.constant('client@example.ru'),
     },
   };
+}
+
+/** The operations of the cloud's OpenAPI document, read from a cloud started for the purpose. */
+export async function documentOperations(): Promise<Operation[]> {
+  const tc = await startTestCloud('sqlite');
+  try {
+    const res = await fetch(`${tc.cloud.url}/docs/json`);
+    return operationsOf((await res.json()) as OpenApiDocument);
+  } finally {
+    await tc.stop();
+  }
+}
+
+/** Failures as text, with what reproduces them. */
+export function failureReport(result: OperationResult, engine: Engine, seed: number): string {
+  const lines = result.failures.map(
+    (f) => `  ${f.detail.slice(0, 300)}\n    input ${f.input}, key ${f.auth}, answer ${f.outcome}, ${f.count}x; e.g. ${f.request.slice(0, 400)}`,
+  );
+  return [
+    `${result.op} on ${engine}: ${result.failures.length} broken rule(s)`,
+    ...lines,
+    `  reproduce: npm run fuzz -- --engine ${engine} --seed ${seed} --runs ${result.runs} --op '${result.op}'`,
+  ].join('\n');
 }
 
 /** One seed per operation, so that each operation's run is reproducible on its own. */

@@ -30,7 +30,7 @@ function integerArbitrary(s: JsonSchema): fc.Arbitrary<number> {
 function stringArbitrary(s: JsonSchema): fc.Arbitrary<string> {
   if (s.pattern !== undefined) return fc.stringMatching(new RegExp(s.pattern), { maxLength: 40 });
   if (s.format === 'date') {
-    return fc.date({ min: new Date('2030-02-25T00:00:00Z'), max: new Date('2030-03-20T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+    return fc.date({ min: new Date('2030-03-02T00:00:00Z'), max: new Date('2030-03-20T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
   }
   const minLength = s.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 24, 24));
