@@ -7,7 +7,8 @@
  *   with codes 1, 10 and 11 and only with them;
  * - a success is the operation's success body (checked against its schema in the document), and
  *   only a valid key of the operation's kind gets one;
- * - a body beyond the body limit is refused with 413 (after a valid key);
+ * - a body beyond the body limit is refused with 413 (after a valid key), or the connection is
+ *   closed while it is being sent;
  * - a refused request changes no row of the database;
  * - no answer to another marketplace or a partner carries shop-a's seeded data.
  */
@@ -84,10 +85,14 @@ export interface CheckInput {
   changedTables: string[];
   /** A text only shop-a's seeded order carries. */
   secret: string;
+  bodyLimit: number;
 }
 
-export function check({ op, req, reply, changedTables, secret }: CheckInput): Verdict {
+export function check({ op, req, reply, changedTables, secret, bodyLimit }: CheckInput): Verdict {
   if (reply.kind === 'timeout') return { outcome: 'timeout', broken: ['no answer within the time limit'] };
+  // A server may close the connection of a request whose body is beyond its limit (RFC 9110,
+  // 413): a reset while such a body is still being sent is allowed.
+  if (reply.kind === 'no-answer' && (req.body?.length ?? 0) > bodyLimit) return { outcome: 'closed while sending', broken: [] };
   if (reply.kind === 'no-answer') return { outcome: 'no-answer', broken: [`connection ended without an answer (${reply.error})`] };
   const broken: string[] = [];
   const { status } = reply;

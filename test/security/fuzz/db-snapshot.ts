@@ -27,8 +27,14 @@ export async function snapshotDatabase(cdb: CloudDatabase): Promise<DatabaseSnap
   return out;
 }
 
-/** The tables whose rows differ between two snapshots. */
+/**
+ * Tables that record refused requests by design (rate-limit counters, lockouts) and so are exempt
+ * from "a refused request changes nothing". None today.
+ */
+export const REFUSAL_RECORDS: ReadonlySet<string> = new Set<string>();
+
+/** The tables whose rows differ between two snapshots, but for REFUSAL_RECORDS. */
 export function changedTables(before: DatabaseSnapshot, after: DatabaseSnapshot): string[] {
   const names = new Set([...before.keys(), ...after.keys()]);
-  return [...names].filter((t) => before.get(t) !== after.get(t)).sort();
+  return [...names].filter((t) => !REFUSAL_RECORDS.has(t) && before.get(t) !== after.get(t)).sort();
 }

@@ -49,6 +49,8 @@ export interface OperationResult {
   /** auth case -> count */
   byAuth: Map<string, number>;
   failures: Failure[];
+  /** Requests not sent because an earlier one went unanswered. */
+  skipped: number;
   /** The longest wait for an answer (for the report; nothing is asserted on it). */
   slowestMs: number;
 }
@@ -115,6 +117,7 @@ export function failureReport(result: OperationResult, engine: Engine, seed: num
   return [
     `${result.op} on ${engine}: ${result.failures.length} broken rule(s)`,
     ...lines,
+    ...(result.skipped > 0 ? [`  ${result.skipped} request(s) not sent after a request went unanswered`] : []),
     `  reproduce: npm run fuzz -- --engine ${engine} --seed ${seed} --runs ${result.runs} --op '${result.op}'`,
   ].join('\n');
 }
@@ -157,17 +160,26 @@ export async function startFuzzSession(settings: FuzzSettings): Promise<FuzzSess
     async fuzz(op, runs) {
       await cloud.reset();
       const seed = operationSeed(settings.seed, op.id);
-      const result: OperationResult = { op: op.id, seed, runs, outcomes: new Map(), byInput: new Map(), byAuth: new Map(), failures: [], slowestMs: 0 };
+      const result: OperationResult = { op: op.id, seed, runs, outcomes: new Map(), byInput: new Map(), byAuth: new Map(), failures: [], skipped: 0, slowestMs: 0 };
       const failures = new Map<string, Failure>();
       let before = await cloud.snapshot();
+      let stalled = false;
       const property = fc.asyncProperty(requestArbitrary(op, ctx), async (req) => {
+        // After a request went unanswered the rest of the run would only wait on the same stall.
+        if (stalled) {
+          result.skipped += 1;
+          return true;
+        }
         const started = performance.now();
         const reply = await send(cloud.url(), req, settings.timeoutMs);
         result.slowestMs = Math.max(result.slowestMs, Math.round(performance.now() - started));
         // A cloud that let a request go unanswered is replaced, so the next requests are judged on their own.
-        if (reply.kind === 'timeout') await cloud.restart();
+        if (reply.kind === 'timeout') {
+          stalled = true;
+          await cloud.restart();
+        }
         const after = await cloud.snapshot();
-        const verdict = check({ op, req, reply, changedTables: changedTables(before, after), secret: SEED.secret });
+        const verdict = check({ op, req, reply, changedTables: changedTables(before, after), secret: SEED.secret, bodyLimit: cloud.bodyLimit });
         before = after;
         bump(result.outcomes, verdict.outcome);
         bump(result.byAuth, req.auth);

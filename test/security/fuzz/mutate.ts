@@ -3,7 +3,7 @@
  * says which rule it probes. The place is drawn among the value's paths of the fitting kind.
  */
 import fc from 'fast-check';
-import { hugeString, oddString, wrongTypeValue } from './odd-values.js';
+import { oddString, wrongTypeValue } from './odd-values.js';
 
 export type Mutation = 'wrong-type' | 'odd-string' | 'huge-string' | 'unknown-field' | 'missing-field';
 
@@ -36,7 +36,7 @@ function replaceAt(root: unknown, path: Path, value: unknown): unknown {
 const UNKNOWN_KEYS = ['extra', '__proto__', 'constructor', 'prototype', 'resultCode', 'id', 'marketplaceId', '\u0000', ''];
 
 /** A mutated copy of `base`: the change and the place are drawn by fast-check. */
-export function mutated(base: unknown, mutation: Mutation, maxHugeBytes: number): fc.Arbitrary<unknown> {
+export function mutated(base: unknown, mutation: Mutation, huge: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
   const places = pathsOf(base);
   const pick = <T>(list: T[]): fc.Arbitrary<T> => (list.length > 0 ? fc.constantFrom(...list) : fc.constant(list[0]!));
   const objects = places.filter((p) => isObject(p.value));
@@ -49,7 +49,7 @@ export function mutated(base: unknown, mutation: Mutation, maxHugeBytes: number)
     case 'odd-string':
       return fc.tuple(pick(strings.length > 0 ? strings : places), oddString).map(([p, v]) => replaceAt(copy(), p.path, v));
     case 'huge-string':
-      return fc.tuple(pick(strings.length > 0 ? strings : places), hugeString(maxHugeBytes)).map(([p, v]) => replaceAt(copy(), p.path, v));
+      return fc.tuple(pick(strings.length > 0 ? strings : places), huge).map(([p, v]) => replaceAt(copy(), p.path, v));
     case 'unknown-field':
       if (objects.length === 0) return fc.constant(copy());
       return fc.tuple(pick(objects), fc.oneof(fc.constantFrom(...UNKNOWN_KEYS), oddString), fc.oneof(wrongTypeValue, oddString)).map(([p, key, v]) => {

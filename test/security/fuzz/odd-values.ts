@@ -46,15 +46,13 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.tuple(fc.constantFrom(...ODD_STRINGS), fc.string({ maxLength: 6 })).map(([odd, text]) => `${text}${odd}${text}`), weight: 1 },
 );
 
-const MIB = 1024 * 1024;
-
 /** Bytes a piece of text takes inside a JSON string. */
 const jsonBytes = (piece: string): number => Buffer.byteLength((JSON.stringify(piece) ?? '""').slice(1, -1), 'utf8');
 
-/** 1 MiB up to `maxBytes` (as sent in JSON) of text: one odd or plain piece repeated. */
-export function hugeString(maxBytes = 3 * MIB): fc.Arbitrary<string> {
+/** `minBytes` to `maxBytes` (as sent in JSON) of text: one odd or plain piece repeated. */
+export function hugeString(minBytes: number, maxBytes: number): fc.Arbitrary<string> {
   return fc
-    .tuple(fc.integer({ min: Math.min(MIB, maxBytes), max: maxBytes }), fc.constantFrom('a', 'Я', '😀', '\ud800', '\u0000', '0123456789', "'\"\\"))
+    .tuple(fc.integer({ min: Math.min(minBytes, maxBytes), max: maxBytes }), fc.constantFrom('a', 'Я', '😀', '\ud800', '\u0000', '0123456789', "'\"\\", 'x@'))
     .map(([bytes, piece]) => piece.repeat(Math.max(1, Math.floor(bytes / jsonBytes(piece)))));
 }
 

@@ -41,7 +41,7 @@ export interface FuzzContext {
   hints: Hints;
   /** The cloud's body limit: the oversize class goes beyond it. */
   bodyLimit: number;
-  /** Largest huge string or oversize body. */
+  /** Largest oversize body; huge strings stay below the body limit so that they reach the handlers. */
   maxHugeBytes: number;
 }
 
@@ -153,6 +153,14 @@ interface Shape {
   contentType?: string;
 }
 
+const KIB = 1024;
+
+/** Strings from 256 KiB up to what still fits in a body under the limit. */
+function hugeInBody(ctx: FuzzContext): fc.Arbitrary<string> {
+  const max = Math.max(KIB, Math.min(ctx.maxHugeBytes, ctx.bodyLimit - 16 * KIB));
+  return hugeString(Math.min(256 * KIB, max), max);
+}
+
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v) ?? 'null', 'utf8');
 
 function invalidUtf8(valid: unknown): Buffer {
@@ -177,7 +185,7 @@ function bodyShapes(op: Operation, ctx: FuzzContext, schema: NonNullable<Operati
   const base = fc.record({ path: pathValues(op, ctx).map((v) => pathWith(op, v)), query: validQuery(op, ctx).map(queryOf) });
   const withBody = (input: InputClass, body: fc.Arbitrary<Buffer | undefined>, contentType: fc.Arbitrary<string | undefined> = fc.constant('application/json')) =>
     fc.tuple(base, body, contentType).map<Shape>(([b, bytes, ct]) => ({ input, ...b, ...(bytes ? { body: bytes } : {}), ...(ct !== undefined ? { contentType: ct } : {}) }));
-  const mutation = (m: Mutation) => withBody(m, valid.chain((v) => mutated(v, m, ctx.maxHugeBytes)).map(json));
+  const mutation = (m: Mutation) => withBody(m, valid.chain((v) => mutated(v, m, hugeInBody(ctx))).map(json));
   return [
     withBody('valid', valid.map(json)),
     mutation('wrong-type'),
@@ -220,11 +228,11 @@ function hugeShapes(op: Operation, ctx: FuzzContext): fc.Arbitrary<Shape>[] {
   if (op.body) {
     const valid = schemaArbitrary(op.body, ctx.hints);
     shapes.push(
-      fc.tuple(path, valid.chain((v) => mutated(v, 'huge-string', ctx.maxHugeBytes))).map<Shape>(([p, v]) => ({ input: 'huge-string', path: p, query: '', body: json(v), contentType: 'application/json' })),
+      fc.tuple(path, valid.chain((v) => mutated(v, 'huge-string', hugeInBody(ctx)))).map<Shape>(([p, v]) => ({ input: 'huge-string', path: p, query: '', body: json(v), contentType: 'application/json' })),
       fc.tuple(path, valid.chain((v) => oversize(v, ctx))).map<Shape>(([p, body]) => ({ input: 'oversize-body', path: p, query: '', body, contentType: 'application/json' })),
     );
   } else if (op.queryParams.length > 0) {
-    shapes.push(fc.tuple(path, hugeString(ctx.maxHugeBytes)).map<Shape>(([p, s]) => ({ input: 'huge-string', path: p, query: `?${op.queryParams[0]!.name}=${encode(s.slice(0, 200_000))}` })));
+    shapes.push(fc.tuple(path, hugeString(256 * KIB, 1024 * KIB)).map<Shape>(([p, s]) => ({ input: 'huge-string', path: p, query: `?${op.queryParams[0]!.name}=${encode(s.slice(0, 200_000))}` })));
   }
   return shapes;
 }
