@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import type { Engine } from '../../../cloud/src/db/database.js';
-import { KEYS } from '../../cloud/helpers/fleet-fixtures.js';
+import { KEYS, orderBody, routeBody } from '../../cloud/helpers/fleet-fixtures.js';
 import { startTestCloud } from '../../cloud/helpers/test-cloud.js';
 import { check } from './checks.js';
 import { changedTables } from './db-snapshot.js';
@@ -80,6 +80,23 @@ function context(bodyLimit: number, maxHugeBytes: number): FuzzContext {
     others: KEY_LIST,
     bodyLimit,
     maxHugeBytes,
+    examples: [
+      // shop-a's seeded order (the right key's), twice as likely as a new one
+      orderBody(SEED.orderA),
+      orderBody(SEED.orderA, { number: 'N-2' }),
+      orderBody('FZ-NEW-1', { dateDelivery: '2030-03-06' }),
+      routeBody({ externalId: SEED.courier }, { externalId: SEED.route }),
+      routeBody({ externalId: 'courier-2', email: 'petr@example.ru', phone: '+79990000002' }, { externalId: 'route-2', postamatIds: [2] }),
+      { extId: SEED.orderA, barcode: SEED.barcodeA },
+      { extId: SEED.orderB, barcode: SEED.barcodeB },
+      { extId: SEED.orderA },
+      { barcode: SEED.barcodeA },
+      { barcode: SEED.barcodeA, courierExternalId: SEED.courier, postamatAccessCode: '12345678' },
+      { postamatId: 1, deliveryDate: '2030-03-05', parcelSize: { length: 300, width: 200, height: 80 } },
+      { faulty: true, dirty: false },
+      { ids: [1, 2] },
+      { failing: true, marketplaceId: 'shop-a' },
+    ],
     hints: {
       externalId: fc.constantFrom(...ids, SEED.courier, SEED.route),
       extId: fc.constantFrom(...ids),
@@ -170,28 +187,30 @@ export async function startFuzzSession(settings: FuzzSettings): Promise<FuzzSess
           result.skipped += 1;
           return true;
         }
-        const started = performance.now();
-        const reply = await send(cloud.url(), req, settings.timeoutMs);
-        result.slowestMs = Math.max(result.slowestMs, Math.round(performance.now() - started));
-        // A cloud that let a request go unanswered is replaced, so the next requests are judged on their own.
-        if (reply.kind === 'timeout') {
-          stalled = true;
-          await cloud.restart();
-        }
-        const after = await cloud.snapshot();
-        const verdict = check({ op, req, reply, changedTables: changedTables(before, after), secret: SEED.secret, bodyLimit: cloud.bodyLimit });
-        before = after;
-        bump(result.outcomes, verdict.outcome);
-        bump(result.byAuth, req.auth);
-        const perInput = result.byInput.get(req.input) ?? new Map<string, number>();
-        bump(perInput, verdict.outcome);
-        result.byInput.set(req.input, perInput);
-        for (const broken of verdict.broken) {
-          const rule = broken.split(':')[0]!;
-          const key = `${rule}|${req.input}`;
-          const known = failures.get(key);
-          if (known) known.count += 1;
-          else failures.set(key, { rule, detail: broken, auth: req.auth, input: req.input, outcome: verdict.outcome, request: describe(req), count: 1 });
+        for (let time = 1; time <= req.times && !stalled; time++) {
+          const started = performance.now();
+          const reply = await send(cloud.url(), req, settings.timeoutMs);
+          result.slowestMs = Math.max(result.slowestMs, Math.round(performance.now() - started));
+          // A cloud that let a request go unanswered is replaced, so the next requests are judged on their own.
+          if (reply.kind === 'timeout') {
+            stalled = true;
+            await cloud.restart();
+          }
+          const after = await cloud.snapshot();
+          const verdict = check({ op, req, reply, changedTables: changedTables(before, after), secret: SEED.secret, bodyLimit: cloud.bodyLimit });
+          before = after;
+          bump(result.outcomes, verdict.outcome);
+          bump(result.byAuth, req.auth);
+          const perInput = result.byInput.get(req.input) ?? new Map<string, number>();
+          bump(perInput, verdict.outcome);
+          result.byInput.set(req.input, perInput);
+          for (const broken of verdict.broken) {
+            const rule = broken.split(':')[0]!;
+            const key = `${rule}|${req.input}`;
+            const known = failures.get(key);
+            if (known) known.count += 1;
+            else failures.set(key, { rule, detail: broken, auth: req.auth, input: req.input, outcome: verdict.outcome, request: `${time === 2 ? '(sent again) ' : ''}${describe(req)}`, count: 1 });
+          }
         }
         return true; // every failure is collected above; none stops the run
       });

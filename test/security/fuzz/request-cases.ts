@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import type { RawRequest } from './http-send.js';
 import { type Mutation, mutated } from './mutate.js';
 import { hugeString, oddString } from './odd-values.js';
-import type { KeyKind, Operation } from './openapi-operations.js';
+import type { JsonSchema, KeyKind, Operation } from './openapi-operations.js';
+import { schemaErrors } from './schema-check.js';
 import { type Hints, schemaArbitrary } from './schema-arbitrary.js';
 
 /** right key; a valid key of another owner (same or other kind); a wrong key; no key; open operation. */
@@ -25,7 +26,8 @@ export type InputClass =
   | 'odd-query'
   | 'huge-query'
   | 'odd-path'
-  | 'unexpected-body';
+  | 'unexpected-body'
+  | 'odd-text-everywhere';
 
 export interface ApiKey {
   key: string;
@@ -39,6 +41,12 @@ export interface FuzzContext {
   /** Every valid key (active or not), of every kind. */
   others: ApiKey[];
   hints: Hints;
+  /**
+   * Known-good bodies (the seeded orders' own, a route sheet...). Those that the operation's
+   * schema accepts join the generated ones as bases for the mutations, so that mutations also
+   * reach the code behind the domain's cross-field rules.
+   */
+  examples: unknown[];
   /** The cloud's body limit: the oversize class goes beyond it. */
   bodyLimit: number;
   /** Largest oversize body; huge strings stay below the body limit so that they reach the handlers. */
@@ -50,6 +58,8 @@ export interface FuzzRequest extends RawRequest {
   input: InputClass;
   /** The owner of the key sent in the operation's header, when it is a valid key. */
   caller?: ApiKey;
+  /** Sent this many times in a row (a client retrying): 1 or 2. */
+  times: number;
 }
 
 const HEADER_OF: Record<KeyKind, string> = { marketplace: 'X-Service-Api-Key', partner: 'Partner-Api-Key', operator: 'X-Operator-Api-Key' };
@@ -147,6 +157,8 @@ const WRONG_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 
 
 interface Shape {
   input: InputClass;
+  /** Sent twice in a row (a client retrying). */
+  twice?: boolean;
   path: string;
   query: string;
   body?: Buffer;
@@ -155,10 +167,38 @@ interface Shape {
 
 const KIB = 1024;
 
+/** The known-good examples the schema accepts, if any; else generated bodies. */
+function exampleBody(schema: JsonSchema, ctx: FuzzContext): fc.Arbitrary<unknown> {
+  const fitting = ctx.examples.filter((e) => schemaErrors(e, schema).length === 0);
+  return fitting.length > 0 ? fc.constantFrom(...fitting).map((e) => structuredClone(e)) : schemaArbitrary(schema, ctx.hints);
+}
+
+/** Generated bodies, and the known-good examples the schema accepts. */
+function validBody(schema: JsonSchema, ctx: FuzzContext): fc.Arbitrary<unknown> {
+  return fc.oneof(schemaArbitrary(schema, ctx.hints), exampleBody(schema, ctx));
+}
+
 /** Strings from 256 KiB up to what still fits in a body under the limit. */
 function hugeInBody(ctx: FuzzContext): fc.Arbitrary<string> {
   const max = Math.max(KIB, Math.min(ctx.maxHugeBytes, ctx.bodyLimit - 16 * KIB));
   return hugeString(Math.min(256 * KIB, max), max);
+}
+
+/** Text that is not valid Unicode, or that hides itself (bidi override). */
+const INVALID_TEXT = ['\ud800', '\udc00', '\udfff\ud800', '\u0000', '\uffff', '\u202e'];
+
+/** Fields that name the order: left alone so that the request still reaches it. */
+const IDENTIFIERS = new Set(['externalId', 'extId']);
+
+/** `value` with `change` applied to every string whose schema has no pattern or format, but identifiers. */
+function withFreeText(value: unknown, schema: JsonSchema, change: (text: string) => string): unknown {
+  if (typeof value === 'string') return schema.pattern === undefined && schema.format === undefined && schema.enum === undefined ? change(value) : value;
+  if (Array.isArray(value)) return value.map((v) => withFreeText(v, schema.items ?? {}, change));
+  if (value !== null && typeof value === 'object') {
+    const props = schema.properties ?? schema.anyOf?.[0]?.properties ?? {};
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, props[k] && !IDENTIFIERS.has(k) ? withFreeText(v, props[k], change) : v]));
+  }
+  return value;
 }
 
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v) ?? 'null', 'utf8');
@@ -181,7 +221,7 @@ function oversize(valid: unknown, ctx: FuzzContext): fc.Arbitrary<Buffer> {
 }
 
 function bodyShapes(op: Operation, ctx: FuzzContext, schema: NonNullable<Operation['body']>): fc.Arbitrary<Shape>[] {
-  const valid = schemaArbitrary(schema, ctx.hints);
+  const valid = validBody(schema, ctx);
   const base = fc.record({ path: pathValues(op, ctx).map((v) => pathWith(op, v)), query: validQuery(op, ctx).map(queryOf) });
   const withBody = (input: InputClass, body: fc.Arbitrary<Buffer | undefined>, contentType: fc.Arbitrary<string | undefined> = fc.constant('application/json')) =>
     fc.tuple(base, body, contentType).map<Shape>(([b, bytes, ct]) => ({ input, ...b, ...(bytes ? { body: bytes } : {}), ...(ct !== undefined ? { contentType: ct } : {}) }));
@@ -197,6 +237,15 @@ function bodyShapes(op: Operation, ctx: FuzzContext, schema: NonNullable<Operati
     withBody('no-body', fc.constant(undefined), fc.constantFrom('application/json', undefined)),
     withBody('empty-body', fc.constant(Buffer.alloc(0))),
     withBody('invalid-utf8', valid.map(invalidUtf8)),
+    // Invalid text appended to every free-text field of a valid body, sent twice: the retry
+    // meets what the first request stored.
+    fc.tuple(base, exampleBody(schema, ctx), fc.constantFrom(...INVALID_TEXT)).map<Shape>(([b, v, odd]) => ({
+      input: 'odd-text-everywhere',
+      twice: true,
+      ...b,
+      body: json(withFreeText(v, schema, (text) => `${text}${odd}`)),
+      contentType: 'application/json',
+    })),
   ];
 }
 
@@ -226,7 +275,7 @@ function hugeShapes(op: Operation, ctx: FuzzContext): fc.Arbitrary<Shape>[] {
     fc.tuple(path, fc.integer({ min: 1024, max: 14 * 1024 }), oddString).map<Shape>(([p, n, odd]) => ({ input: 'huge-query', path: p, query: `?${op.queryParams[0]?.name ?? 'q'}=${encode(odd.repeat(Math.ceil(n / Math.max(1, odd.length * 9))))}` })),
   ];
   if (op.body) {
-    const valid = schemaArbitrary(op.body, ctx.hints);
+    const valid = validBody(op.body, ctx);
     shapes.push(
       fc.tuple(path, valid.chain((v) => mutated(v, 'huge-string', hugeInBody(ctx)))).map<Shape>(([p, v]) => ({ input: 'huge-string', path: p, query: '', body: json(v), contentType: 'application/json' })),
       fc.tuple(path, valid.chain((v) => oversize(v, ctx))).map<Shape>(([p, body]) => ({ input: 'oversize-body', path: p, query: '', body, contentType: 'application/json' })),
@@ -255,8 +304,9 @@ export function requestArbitrary(op: Operation, ctx: FuzzContext): fc.Arbitrary<
     ...hugeShapes(op, ctx).map((arbitrary) => ({ arbitrary, weight: 1 })),
     ...(op.pathParams.length > 0 ? [{ arbitrary: oddPathShape(op, ctx), weight: 3 }] : []),
   ];
-  return fc.tuple(authArbitrary(op, ctx), fc.oneof(...weighted)).map(([a, s]) => ({
+  return fc.tuple(authArbitrary(op, ctx), fc.oneof(...weighted), fc.integer({ min: 1, max: 4 })).map(([a, s, n]) => ({
     auth: a.auth,
+    times: s.twice || n === 4 ? 2 : 1,
     input: s.input,
     ...(a.caller ? { caller: a.caller } : {}),
     method: op.method,
