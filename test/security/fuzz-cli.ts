@@ -1,6 +1,8 @@
 /**
- * `npm run fuzz -- --runs N [--seed S] [--engine sqlite|postgres] [--op TEXT] [--timeout MS]`:
- * the fuzz suite's core with more requests per operation. Prints, per operation, the outcomes
+ * `npm run fuzz -- --runs N [--seed S] [--engine sqlite|postgres] [--op TEXT] [--timeout MS]
+ * [--max-huge-bytes B]`: the fuzz suite's core with more requests per operation. `--op` picks the
+ * operations whose "METHOD /path" contains the text; `--max-huge-bytes` caps the huge strings
+ * (default 3 MiB; they also stay below the body limit) and the oversize bodies. Prints, per operation, the outcomes
  * (HTTP status and resultCode) per input class and every broken rule with an example request and
  * the command that reproduces it. Exits 1 when a rule was broken. PostgreSQL needs DATABASE_URL.
  */
