@@ -17,7 +17,7 @@ import { testEngines } from '../helpers/cloud-db.js';
 import { type FuzzSession, documentOperations, failureReport, startFuzzSession } from './fuzz/fuzz-session.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20300304);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const TIMEOUT_MS = 10_000;
 
 const operations = await documentOperations();

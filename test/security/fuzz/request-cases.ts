@@ -90,14 +90,14 @@ function authArbitrary(op: Operation, ctx: FuzzContext): fc.Arbitrary<AuthChoice
   const header = HEADER_OF[kind];
   const right = ctx.right[kind];
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constant<AuthChoice>({ auth: 'right', headers: { [header]: right.key }, caller: right }) },
+    { weight: 5, arbitrary: fc.constant<AuthChoice>({ auth: 'right', headers: { [header]: right.key }, caller: right }) },
     {
       weight: 2,
       arbitrary: fc.constantFrom(...ctx.others.filter((k) => k.key !== right.key)).map<AuthChoice>((k) => ({ auth: 'other-owner', headers: { [header]: k.key }, caller: k })),
     },
     { weight: 2, arbitrary: wrongKey(right.key).map<AuthChoice>((key) => ({ auth: 'wrong', headers: { [header]: key } })) },
     {
-      weight: 1,
+      weight: 2,
       // No key in the operation's header; maybe valid keys in the other headers.
       arbitrary: fc.subarray(Object.values(ctx.right).filter((k) => k.kind !== kind)).map<AuthChoice>((keys) => ({
         auth: 'missing',
