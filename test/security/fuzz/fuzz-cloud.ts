@@ -47,7 +47,15 @@ interface Child {
 
 function startChild(env: Record<string, string>): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'test/security/fuzz/cloud-entry.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  // The cloud never outlives the suite, also when the suite ends abruptly.
+  const killOnExit = (): void => void proc.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) =>
+    proc.once('exit', () => {
+      process.off('exit', killOnExit);
+      resolve();
+    }),
+  );
   let errors = '';
   proc.stderr?.on('data', (d: Buffer) => (errors = (errors + d.toString()).slice(-4000)));
   return new Promise<Child>((resolve, reject) => {
