@@ -10,6 +10,7 @@ import type { ProvisionReport } from './fleet/provision.js';
 import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { authentication } from './http/plugins/authentication.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
@@ -26,6 +27,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(validatorCompiler);
   fastify.setSerializerCompiler(serializerCompiler);
   installErrorHandling(fastify);
+  // Decorations only (the route groups add the hooks); the request limits use its declarations.
+  await fastify.register(authentication, { deps: opts.deps });
   // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
   await fastify.register(requestLimits, { deps: opts.deps });
 

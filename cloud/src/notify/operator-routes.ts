@@ -9,8 +9,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS, errorResponses, positiveInt32, requestString } from '../contract/common.js';
-import { API_KEY_HEADERS, authenticateOperator } from '../http/auth.js';
-import { noteCaller } from '../http/request-log.js';
 import { requireJsonBody } from '../http/error-handler.js';
 import { listAlerts } from '../locker-events/alerts.js';
 import type { ServiceDeps } from '../services.js';
@@ -59,9 +57,7 @@ const alertView = z.object({
 });
 
 export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
-  app.addHook('onRequest', async (req) => {
-    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
-  });
+  app.requireApiKey('operator');
   app.addHook('preValidation', requireJsonBody);
 
   app.get(

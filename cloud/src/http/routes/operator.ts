@@ -11,8 +11,6 @@ import { CELL_OPEN_REASONS } from '../../../../shared/src/protocol.js';
 import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../operator/cell-open.js';
 import { setCellFlags } from '../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../services.js';
-import { API_KEY_HEADERS, authenticateOperator } from '../auth.js';
-import { noteCaller } from '../request-log.js';
 import { requireJsonBody } from '../error-handler.js';
 import { invalidRequest } from '../../errors.js';
 
@@ -42,9 +40,7 @@ const provisionReport = z.object({
 });
 
 export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app, { deps, reloadFleet }) => {
-  app.addHook('onRequest', async (req) => {
-    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
-  });
+  app.requireApiKey('operator');
   app.addHook('preValidation', requireJsonBody);
 
   app.put(
