@@ -10,11 +10,11 @@ import type { ProvisionReport } from './fleet/provision.js';
 import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { authentication } from './http/plugins/authentication.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
-import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator.js';
-import { notificationOperatorRoutes } from './notify/operator-routes.js';
+import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
 import type { ServiceDeps } from './services.js';
 
 export interface AppOptions {
@@ -26,6 +26,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(validatorCompiler);
   fastify.setSerializerCompiler(serializerCompiler);
   installErrorHandling(fastify);
+  // Decorations only (the route groups add the hooks); the request limits use its declarations.
+  await fastify.register(authentication, { deps: opts.deps });
   // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
   await fastify.register(requestLimits, { deps: opts.deps });
 
@@ -55,7 +57,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
-  await fastify.register(notificationOperatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps });
 };
 
 export { API_KEY_HEADERS };

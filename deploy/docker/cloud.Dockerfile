@@ -9,6 +9,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The workspace package's manifest, so npm ci links it (its sources come with the runtime stage).
+COPY packages/hw-protocol/package.json ./packages/hw-protocol/
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
@@ -21,6 +23,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --chown=root:root package.json tsconfig.json ./
+COPY --chown=root:root packages/hw-protocol ./packages/hw-protocol
 COPY --chown=root:root shared/src ./shared/src
 COPY --chown=root:root cloud/src ./cloud/src
 # The fleet file and the marketplaces' CA files are mounted here; SQLite (without DATABASE_URL) lives in the volume.

@@ -65,15 +65,8 @@ export const CellFlag = {
 export type CellFlag = (typeof CellFlag)[keyof typeof CellFlag];
 export const CELL_FLAGS = Object.values(CellFlag) as [CellFlag, ...CellFlag[]];
 
-/** Lock-board families the agent has drivers for (HARDWARE.md). */
-export const BoardFamily = {
-  KerongCu48: 'kerong-cu48',
-  KerongCu16: 'kerong-cu16',
-  Winnsen: 'winnsen',
-  Generic24: 'generic-24',
-} as const;
-export type BoardFamily = (typeof BoardFamily)[keyof typeof BoardFamily];
-export const BOARD_FAMILIES = Object.values(BoardFamily) as [BoardFamily, ...BoardFamily[]];
+/** Lock-board families the agent has drivers for (HARDWARE.md): defined with their protocols. */
+export { BOARD_FAMILIES, BoardFamily } from '@parcel-locker/hw-protocol';
 
 /** `resultCode` values of the spec's error envelope. */
 export const ResultCode = {

@@ -3,6 +3,7 @@
  * control API. Run `npm run sim -- help` for the commands.
  */
 import { parseArgs } from 'node:util';
+import { BOARD_FAMILIES, SCAN_SUFFIXES } from '@parcel-locker/hw-protocol';
 import { SIM_FAULT_KINDS } from './faults.js';
 import type { SimulatorState } from './simulator.js';
 import { startSimulator, type SimBusOptions } from './simulator.js';
@@ -10,8 +11,8 @@ import type { SimFamily } from './responders.js';
 import type { ScanSuffix } from './simulated-scanner.js';
 
 const DEFAULT_HTTP_PORT = 8790;
-const FAMILIES: SimFamily[] = ['kerong-cu48', 'kerong-cu16', 'winnsen', 'generic-24'];
-const SUFFIXES: ScanSuffix[] = ['crlf', 'cr', 'lf', 'none'];
+const FAMILIES: readonly SimFamily[] = BOARD_FAMILIES;
+const SUFFIXES: readonly ScanSuffix[] = SCAN_SUFFIXES;
 
 export const USAGE = `Locker hardware simulator
 

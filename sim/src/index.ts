@@ -7,6 +7,8 @@ export {
   type SimBusOptions,
   type SimScannerOptions,
   type SimBusInfo,
+  type SimBusConfig,
+  type SimScannerConfig,
   type SimCell,
 } from './simulator.js';
 export { simFaultSchema, SIM_FAULT_KINDS, type SimFault, type SimFaultKind } from './faults.js';

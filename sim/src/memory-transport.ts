@@ -4,8 +4,7 @@
  * (a microtask), as it is on a real line.
  */
 import { EventEmitter } from 'node:events';
-import { HardwareError } from '../../agent/src/hw/errors.js';
-import type { Transport, TransportEvents } from '../../agent/src/hw/transport/transport.js';
+import { HardwareError, type Transport, type TransportEvents } from '@parcel-locker/hw-protocol';
 
 export interface ByteDevice {
   input(chunk: Buffer): void;

@@ -1,15 +1,17 @@
 /**
  * How each board family answers the controller, byte for byte. A responder reads request frames
- * with the agent's own codec and hands each board's reply to the bus, which applies the faults.
+ * with the codec the agent uses (@parcel-locker/hw-protocol) and hands each board's reply to the
+ * bus, which applies the faults.
  */
-import { FrameDecoder, type DecodeEvent, type FrameParser } from '../../agent/src/hw/protocol/frame-decoder.js';
-import * as cu48 from '../../agent/src/hw/protocol/kerong-cu48/codec.js';
-import * as cu16 from '../../agent/src/hw/protocol/kerong-cu16/codec.js';
-import * as winnsen from '../../agent/src/hw/protocol/winnsen/codec.js';
-import * as generic24 from '../../agent/src/hw/protocol/generic-24/codec.js';
+import { FrameDecoder, type BoardFamily, type DecodeEvent, type FrameParser } from '@parcel-locker/hw-protocol';
+import * as generic24 from '@parcel-locker/hw-protocol/generic-24';
+import * as cu16 from '@parcel-locker/hw-protocol/kerong-cu16';
+import * as cu48 from '@parcel-locker/hw-protocol/kerong-cu48';
+import * as winnsen from '@parcel-locker/hw-protocol/winnsen';
 import type { SimBoard } from './lock-board.js';
 
-export type SimFamily = 'kerong-cu48' | 'kerong-cu16' | 'winnsen' | 'generic-24';
+/** The board families the simulator plays: every family the protocol package speaks. */
+export type SimFamily = BoardFamily;
 
 export interface FamilyShape {
   locks: number;

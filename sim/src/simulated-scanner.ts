@@ -1,10 +1,9 @@
 /** A serial barcode scanner: ASCII scans with a configurable suffix and AIM prefix, and a garbage fault. */
 import { EventEmitter } from 'node:events';
+import { encodeScan, SCAN_SUFFIX_BYTES, type ScanSuffix } from '@parcel-locker/hw-protocol';
 import type { Random } from './random.js';
 
-export type ScanSuffix = 'crlf' | 'cr' | 'lf' | 'none';
-
-const SUFFIX_BYTES: Record<ScanSuffix, string> = { crlf: '\r\n', cr: '\r', lf: '\n', none: '' };
+export type { ScanSuffix } from '@parcel-locker/hw-protocol';
 
 export interface SimScannerOptions {
   suffix: ScanSuffix;
@@ -43,9 +42,8 @@ export class SimulatedScanner extends EventEmitter<{ output: [Buffer] }> {
       await new Promise((res) => setTimeout(res, this.options.gapMs));
     }
     const aim = opts.aimPrefix ?? this.options.aimPrefix ?? '';
-    const suffix = SUFFIX_BYTES[opts.suffix ?? this.options.suffix];
     this.scans += 1;
-    this.emit('output', Buffer.from(`${aim}${barcode}${suffix}`, 'latin1'));
+    this.emit('output', encodeScan(barcode, opts.suffix ?? this.options.suffix, aim));
   }
 
   /** Bytes a misconfigured or failing scanner sends: control characters and high bytes. */
@@ -56,7 +54,7 @@ export class SimulatedScanner extends EventEmitter<{ output: [Buffer] }> {
       const b = r < 32 ? r : 0x80 + (r - 32);
       return b === 0x0d || b === 0x0a ? 0x07 : b;
     });
-    this.emit('output', Buffer.concat([Buffer.from(bytes), Buffer.from(SUFFIX_BYTES[suffix ?? this.options.suffix], 'latin1')]));
+    this.emit('output', Buffer.concat([Buffer.from(bytes), Buffer.from(SCAN_SUFFIX_BYTES[suffix ?? this.options.suffix], 'latin1')]));
   }
 
   state(): { suffix: ScanSuffix; aimPrefix: string | null; garbage: boolean; scans: number } {

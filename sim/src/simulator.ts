@@ -5,8 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BusConfigInput, ScannerConfigInput } from '../../agent/src/hw/config.js';
-import type { Transport } from '../../agent/src/hw/transport/transport.js';
+import type { ScanFramerOptions, Transport } from '@parcel-locker/hw-protocol';
 import { simFaultSchema, type SimFault } from './faults.js';
 import type { Polarity } from './lock-board.js';
 import { MemoryTransport } from './memory-transport.js';
@@ -66,6 +65,21 @@ export interface SimBusInfo {
   boards: { address: number; polarity: Polarity }[];
 }
 
+/** The settings an agent needs to reach a simulated bus; its bus settings take them as they are. */
+export interface SimBusConfig {
+  name: string;
+  /** tcp://host:port or the pty's path. */
+  path: string;
+  family: SimFamily;
+  boards: { address: number; polarity: Polarity }[];
+}
+
+/** The settings an agent needs to read the simulated scanner. */
+export interface SimScannerConfig {
+  path: string;
+  suffix: ScanFramerOptions['suffix'];
+}
+
 export interface SimulatorState {
   buses: SimBusState[];
   scanner: ReturnType<SimulatedScanner['state']> | null;
@@ -77,8 +91,8 @@ export interface SimulatorHandle {
   readonly scannerPtyPath?: string;
   readonly httpUrl?: string;
   /** Bus settings for the agent; `via` picks the TCP URL (default) or the pty path. */
-  busConfig(name?: string, via?: 'tcp' | 'pty'): BusConfigInput;
-  scannerConfig(via?: 'tcp' | 'pty'): ScannerConfigInput;
+  busConfig(name?: string, via?: 'tcp' | 'pty'): SimBusConfig;
+  scannerConfig(via?: 'tcp' | 'pty'): SimScannerConfig;
   /** An in-process pipe to a bus or the scanner (tests with fake timers). */
   connect(target: { bus?: string } | 'scanner'): Transport;
   openDoor(cell: SimCell): void;
@@ -162,7 +176,7 @@ class Simulator implements SimulatorHandle {
     this.scanner?.removeAllListeners();
   }
 
-  busConfig(name?: string, via: 'tcp' | 'pty' = 'tcp'): BusConfigInput {
+  busConfig(name?: string, via: 'tcp' | 'pty' = 'tcp'): SimBusConfig {
     const info = name === undefined ? this.buses[0] : this.buses.find((b) => b.name === name);
     if (!info) throw new RangeError(`no simulated bus ${name ?? ''}`);
     const path = via === 'pty' ? info.ptyPath : info.url;
@@ -170,7 +184,7 @@ class Simulator implements SimulatorHandle {
     return { name: info.name, path, family: info.family, boards: info.boards.map((b) => ({ address: b.address, polarity: b.polarity })) };
   }
 
-  scannerConfig(via: 'tcp' | 'pty' = 'tcp'): ScannerConfigInput {
+  scannerConfig(via: 'tcp' | 'pty' = 'tcp'): SimScannerConfig {
     const path = via === 'pty' ? this.scannerPtyPath : this.scannerUrl;
     if (!path) throw new RangeError(`the simulator has no scanner ${via}`);
     return { path, suffix: this.scanner?.suffix === 'none' ? 'none' : 'auto' };

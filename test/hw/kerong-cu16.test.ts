@@ -8,8 +8,8 @@ import {
   lockOf,
   parseCu16Frame,
   type Cu16Frame,
-} from '../../agent/src/hw/protocol/kerong-cu16/codec.js';
-import { FrameDecoder } from '../../agent/src/hw/protocol/frame-decoder.js';
+} from '@parcel-locker/hw-protocol/kerong-cu16';
+import { FrameDecoder } from '@parcel-locker/hw-protocol';
 
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const frames = (d: FrameDecoder<Cu16Frame>, bytes: Buffer): Cu16Frame[] => d.push(bytes).flatMap((e) => (e.type === 'frame' ? [e.frame] : []));

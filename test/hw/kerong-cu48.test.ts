@@ -6,8 +6,8 @@ import {
   parseCu48Frame,
   BROADCAST_ADDRESS,
   type Cu48Frame,
-} from '../../agent/src/hw/protocol/kerong-cu48/codec.js';
-import { FrameDecoder } from '../../agent/src/hw/protocol/frame-decoder.js';
+} from '@parcel-locker/hw-protocol/kerong-cu48';
+import { FrameDecoder } from '@parcel-locker/hw-protocol';
 
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const lockedSet = (hooks: boolean[]): number[] => hooks.flatMap((b, i) => (b ? [i + 1] : []));

@@ -2,9 +2,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
-import { FrameDecoder } from '../../agent/src/hw/protocol/frame-decoder.js';
-import * as winnsen from '../../agent/src/hw/protocol/winnsen/codec.js';
-import * as generic from '../../agent/src/hw/protocol/generic-24/codec.js';
+import { FrameDecoder } from '@parcel-locker/hw-protocol';
+import * as winnsen from '@parcel-locker/hw-protocol/winnsen';
+import * as generic from '@parcel-locker/hw-protocol/generic-24';
 import { busConfigSchema, createLockHardware, type LockHardware } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimFamily, type SimulatorHandle } from '../../sim/src/index.js';
 

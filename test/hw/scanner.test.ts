@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
-import { ScanFramer, stripAimPrefix, type DiscardReason, type ScanFramerOptions } from '../../agent/src/hw/scanner/scan-framer.js';
+import { ScanFramer, stripAimPrefix, type DiscardReason, type ScanFramerOptions } from '@parcel-locker/hw-protocol';
 import { createScanner, scannerConfigSchema, type ScannerReader } from '../../agent/src/hw/index.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 

@@ -3,8 +3,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type SimulatorHandle, type SimulatorState } from '../../sim/src/index.js';
 import { runCli } from '../../sim/src/cli.js';
-import { FrameDecoder } from '../../agent/src/hw/protocol/frame-decoder.js';
-import { parseCu48Frame } from '../../agent/src/hw/protocol/kerong-cu48/codec.js';
+import { FrameDecoder } from '@parcel-locker/hw-protocol';
+import { parseCu48Frame } from '@parcel-locker/hw-protocol/kerong-cu48';
 import { parseTcpUrl } from '../../agent/src/hw/transport/tcp.js';
 
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');

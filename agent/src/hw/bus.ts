@@ -4,14 +4,21 @@
  * replies nobody waits for, the echo of our own frames) is counted, logged rate-limited and dropped.
  */
 import { EventEmitter } from 'node:events';
+import {
+  FrameDecoder,
+  HardwareError,
+  hex,
+  isHardwareError,
+  type BoardDriver,
+  type BusLink,
+  type FrameRequest,
+  type RawBoardStatus,
+  type SendRequest,
+  type Transport,
+} from '@parcel-locker/hw-protocol';
 import type { Logger } from 'pino';
 import { boardLockCount, type BusConfig } from './config.js';
-import { HardwareError, isHardwareError } from './errors.js';
-import { hex } from './protocol/bytes.js';
-import type { BoardDriver, BusLink, FrameRequest, RawBoardStatus, SendRequest } from './protocol/driver.js';
-import { FrameDecoder } from './protocol/frame-decoder.js';
 import { RateLimitedLog } from './rate-limited-log.js';
-import type { Transport } from './transport/transport.js';
 import type { BoardEvent } from './types.js';
 
 export interface BusStats {

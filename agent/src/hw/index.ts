@@ -14,9 +14,9 @@ export {
   type ScannerConfigInput,
   type SerialFraming,
 } from './config.js';
-export { HardwareError, isHardwareError, type HardwareErrorCode } from './errors.js';
+export { HardwareError, isHardwareError, type HardwareErrorCode } from '@parcel-locker/hw-protocol';
 export type { CellAddress, OpenResult, BoardEvent, BoardStatus, LockHardware, ScannerReader } from './types.js';
 export { createLockHardware, LockController, type LockHardwareOptions } from './lock-controller.js';
 export { createScanner, type ScannerOptions } from './scanner/scanner.js';
 export { createTransport } from './transport/create.js';
-export type { Transport } from './transport/transport.js';
+export type { Transport } from '@parcel-locker/hw-protocol';

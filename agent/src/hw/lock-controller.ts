@@ -7,13 +7,11 @@
  * A second open of a cell while the first is under way shares the first one's result.
  */
 import { EventEmitter } from 'node:events';
+import { driverFor, HardwareError, isHardwareError, type Transport } from '@parcel-locker/hw-protocol';
 import type { Logger } from 'pino';
 import { busFraming, type BusConfig } from './config.js';
-import { HardwareError, isHardwareError } from './errors.js';
 import { Bus } from './bus.js';
-import { driverFor } from './protocol/drivers.js';
 import { createTransport } from './transport/create.js';
-import type { Transport } from './transport/transport.js';
 import type { BoardEvent, BoardStatus, CellAddress, LockHardware, OpenResult } from './types.js';
 
 export interface LockHardwareOptions {

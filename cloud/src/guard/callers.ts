@@ -1,7 +1,7 @@
 /**
- * Who a request counts against for the request limit: the owner of a known API key of the path's
- * kind (marketplace under /api/v4, partner under /api/v1, operator under /operator), else the
- * client address. The owner, not the key, is counted, so rotated keys share one budget. This
+ * Who a request counts against for the request limit: the owner of a known API key of the kind
+ * the path's route group requires (marketplace under /api/v4, partner under /api/v1, operator
+ * under /operator: http/plugins/authentication.ts), else the client address. The owner, not the key, is counted, so rotated keys share one budget. This
  * only picks the budget; authentication stays with http/auth.ts, which refuses the same request.
  *
  * Known keys are remembered for a few seconds (a fleet reload reaches the limits within that
@@ -20,12 +20,6 @@ export interface Caller {
   limit: RequestLimit;
 }
 
-const PREFIXES: readonly [string, KeyOwnerKind][] = [
-  ['/api/v4/', 'marketplace'],
-  ['/api/v1/', 'partner'],
-  ['/operator/', 'operator'],
-];
-
 const REMEMBER_MS = 5_000;
 const REMEMBER_AT_MOST = 10_000;
 
@@ -37,10 +31,10 @@ export class CallerResolver {
     private readonly clock: Clock,
   ) {}
 
-  async callerOf(req: FastifyRequest): Promise<Caller> {
+  /** `kind`: the key kind the path's route group requires, if any. */
+  async callerOf(req: FastifyRequest, kind: KeyOwnerKind | undefined): Promise<Caller> {
     // IPv6 clients are counted per /64, the block one subscriber usually has.
     const anonymous: Caller = { bucket: `ip:${normalizeIP(req.ip)}`, limit: ANONYMOUS_REQUEST_LIMIT };
-    const kind = PREFIXES.find(([prefix]) => req.url.startsWith(prefix))?.[1];
     if (!kind) return anonymous;
     const header = req.headers[API_KEY_HEADERS[kind]];
     const key = Array.isArray(header) ? header[0] : header;

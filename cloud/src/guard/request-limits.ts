@@ -39,18 +39,26 @@ function databaseStore(counters: WindowCounters, onFirstExceeded: (key: string) 
   };
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Whom the request counts against, set when it is counted. */
+    limitedCaller: Caller | null;
+  }
+}
+
 const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const resolver = new CallerResolver(deps.cdb, deps.clock);
-  const callers = new WeakMap<FastifyRequest, Caller>();
-  const callerOf = (req: FastifyRequest): Caller => callers.get(req)!;
+  const callerOf = (req: FastifyRequest): Caller => req.limitedCaller!;
+  app.decorateRequest('limitedCaller', null);
 
   await app.register(fastifyRateLimit, {
     global: false,
     enableDraftSpec: true,
     store: databaseStore(new WindowCounters(deps.cdb, deps.clock), (bucket) => deps.logger.warn({ bucket }, 'request limit reached')),
     keyGenerator: async (req) => {
-      const caller = await resolver.callerOf(req);
-      callers.set(req, caller);
+      // The key kind the path's route group authenticates (http/plugins/authentication.ts).
+      const caller = await resolver.callerOf(req, app.apiKeyKindOf(req.url));
+      req.limitedCaller = caller;
       return `req:${caller.bucket}`;
     },
     max: (req) => callerOf(req).limit.max,
@@ -69,4 +77,4 @@ const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) 
 };
 
 /** Registered once on the app, before the route groups (fastify-plugin: its hook covers them all). */
-export const requestLimits = fp(plugin, { name: 'request-limits' });
+export const requestLimits = fp(plugin, { name: 'request-limits', dependencies: ['authentication'] });

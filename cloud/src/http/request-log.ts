@@ -6,14 +6,11 @@
  * Built from a handful of fields, so a request line costs a few microseconds.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { KeyOwnerKind } from './auth.js';
+import type { AuthenticatedCaller } from './plugins/authentication.js';
 
-/** The caller of each request, set by the route groups' authentication hooks. */
-const callers = new WeakMap<FastifyRequest, string>();
-
-/** Records who is calling, for the request's log line (`marketplace:shop-one`); never the key. */
-export function noteCaller(req: FastifyRequest, kind: KeyOwnerKind, ownerId: string): void {
-  callers.set(req, `${kind}:${ownerId}`);
+/** Who called, as the route group's authentication recorded it (`marketplace:shop-one`); never the key. */
+function callerOf(caller: AuthenticatedCaller | null): string | undefined {
+  return caller ? `${caller.kind}:${caller.id}` : undefined;
 }
 
 function pathOf(url: string): string {
@@ -37,7 +34,7 @@ function lineOf(request: FastifyRequest, reply: FastifyReply): RequestLine {
     url: pathOf(request.url),
     statusCode: reply.statusCode,
     responseTime: Math.round(reply.elapsedTime * 100) / 100,
-    caller: callers.get(request),
+    caller: callerOf(request.caller),
   };
 }
 

@@ -1,12 +1,11 @@
 /** The serial barcode scanner (a device path or tcp://), emitting one 'scan' per barcode. */
 import { EventEmitter } from 'node:events';
+import { ScanFramer, type Transport } from '@parcel-locker/hw-protocol';
 import type { Logger } from 'pino';
 import type { ScannerConfig } from '../config.js';
 import { RateLimitedLog } from '../rate-limited-log.js';
 import { createTransport } from '../transport/create.js';
-import type { Transport } from '../transport/transport.js';
 import type { ScannerReader } from '../types.js';
-import { ScanFramer } from './scan-framer.js';
 
 export interface ScannerOptions {
   /** Makes the byte pipe; defaults to a serial device or tcp:// from the config's path. */

@@ -2,7 +2,7 @@
 import { SerialPort } from 'serialport';
 import type { Logger } from 'pino';
 import type { SerialFraming } from '../config.js';
-import { ReconnectingTransport, type Link, type LinkHandlers, type ReconnectSettings } from './transport.js';
+import { ReconnectingTransport, type Link, type LinkHandlers, type ReconnectSettings } from './reconnecting.js';
 
 export class SerialTransport extends ReconnectingTransport {
   constructor(

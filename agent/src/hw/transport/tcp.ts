@@ -1,7 +1,7 @@
 /** `tcp://host:port`: the board maker's TCP-to-RS485 unit, ser2net, or the simulator. */
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { ReconnectingTransport, type Link, type LinkHandlers, type ReconnectSettings } from './transport.js';
+import { ReconnectingTransport, type Link, type LinkHandlers, type ReconnectSettings } from './reconnecting.js';
 
 export function parseTcpUrl(path: string): { host: string; port: number } | undefined {
   const m = /^tcp:\/\/([^/:]+):(\d{1,5})$/.exec(path);

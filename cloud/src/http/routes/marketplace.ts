@@ -1,5 +1,4 @@
 /** {base_url} = /api/v4: the marketplace operations, authenticated by X-Service-Api-Key. */
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   cancelPositionSchema,
@@ -22,7 +21,6 @@ import {
   lockerListQuery,
   orderDetailOut,
 } from '../../contract/lockers.js';
-import type { MarketplaceRow } from '../../db/schema.js';
 import { CodeGuessGuard } from '../../guard/code-guessing.js';
 import { availableLockers, capacity, lockerDetail } from '../../lockers/locker-queries.js';
 import { cancelPosition } from '../../orders/cancel-position.js';
@@ -31,9 +29,8 @@ import { extendStorage } from '../../orders/extend-storage.js';
 import { orderDetail } from '../../orders/order-detail.js';
 import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
-import { API_KEY_HEADERS, authenticateMarketplace } from '../auth.js';
-import { noteCaller } from '../request-log.js';
 import { requireJsonBody } from '../error-handler.js';
+import { marketplaceOf } from '../plugins/authentication.js';
 
 export const V4_PREFIX = '/api/v4';
 
@@ -44,15 +41,9 @@ export interface MarketplaceRoutesOptions {
 const security = [{ serviceApiKey: [] }];
 
 export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> = (app, { deps }) => {
-  const callers = new WeakMap<FastifyRequest, MarketplaceRow>();
-  const marketplaceOf = (req: FastifyRequest): MarketplaceRow => callers.get(req)!;
   const guessGuard = new CodeGuessGuard(deps);
 
-  app.addHook('onRequest', async (req) => {
-    const marketplace = await authenticateMarketplace(deps.cdb, req.headers[API_KEY_HEADERS.marketplace]);
-    callers.set(req, marketplace);
-    noteCaller(req, 'marketplace', marketplace.id);
-  });
+  app.requireApiKey('marketplace');
   app.addHook('preValidation', requireJsonBody);
 
   app.put(

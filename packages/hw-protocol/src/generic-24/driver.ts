@@ -1,4 +1,4 @@
-import { BoardFamily } from '../../../../../shared/src/enums.js';
+import { BoardFamily } from '../families.js';
 import type { BoardDriver } from '../driver.js';
 import { encodeQuery, encodeUnlock, parseGeneric24Frame, type Generic24Frame } from './codec.js';
 

@@ -1,4 +1,4 @@
-import { BoardFamily } from '../../../../../shared/src/enums.js';
+import { BoardFamily } from '../families.js';
 import type { BoardDriver } from '../driver.js';
 import { boardOf, cu16Address, encodeRequest, parseCu16Frame, type Cu16Frame } from './codec.js';
 

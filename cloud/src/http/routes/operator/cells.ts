@@ -1,29 +1,13 @@
-/**
- * /operator: the platform operator's own API (X-Operator-Api-Key). Cell flags, opening a cell
- * remotely (with a maximum age) and fleet reload; later parts add their routes here.
- */
+/** /operator cell actions: cell flags, and opening a cell remotely (with a maximum age). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CELL_FLAGS, CellFlag } from '../../../../shared/src/enums.js';
-import { errorResponses, positiveInt32 } from '../../contract/common.js';
-import { FleetError, type ProvisionReport } from '../../fleet/provision.js';
-import { CELL_OPEN_REASONS } from '../../../../shared/src/protocol.js';
-import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../operator/cell-open.js';
-import { setCellFlags } from '../../operator/cell-flags.js';
-import type { ServiceDeps } from '../../services.js';
-import { API_KEY_HEADERS, authenticateOperator } from '../auth.js';
-import { noteCaller } from '../request-log.js';
-import { requireJsonBody } from '../error-handler.js';
-import { invalidRequest } from '../../errors.js';
-
-export const OPERATOR_PREFIX = '/operator';
-
-export interface OperatorRoutesOptions {
-  deps: ServiceDeps;
-  reloadFleet: () => Promise<ProvisionReport>;
-}
-
-const security = [{ operatorApiKey: [] }];
+import { CELL_FLAGS, CellFlag } from '../../../../../shared/src/enums.js';
+import { CELL_OPEN_REASONS } from '../../../../../shared/src/protocol.js';
+import { errorResponses, positiveInt32 } from '../../../contract/common.js';
+import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../../operator/cell-open.js';
+import { setCellFlags } from '../../../operator/cell-flags.js';
+import type { ServiceDeps } from '../../../services.js';
+import { security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -34,19 +18,7 @@ const flagChanges = z
   })
   .describe('true sets a flag, false clears it, absent leaves it');
 
-const provisionReport = z.object({
-  lockers: z.object({ added: z.array(z.int()), updated: z.array(z.int()), deactivated: z.array(z.int()) }),
-  marketplaces: z.int(),
-  partners: z.int(),
-  configChanged: z.array(z.int()),
-});
-
-export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app, { deps, reloadFleet }) => {
-  app.addHook('onRequest', async (req) => {
-    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
-  });
-  app.addHook('preValidation', requireJsonBody);
-
+export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.put(
     '/postamats/:postamatId/cells/:cellId/flags',
     {
@@ -90,26 +62,6 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = (app
     async (req, reply) => {
       const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body);
       return reply.code(202).send(answer);
-    },
-  );
-
-  app.post(
-    '/fleet/reload',
-    {
-      schema: {
-        tags: ['operator'],
-        summary: 'Load the fleet file again (orders are kept)',
-        security,
-        response: { 200: provisionReport, ...errorResponses },
-      },
-    },
-    async () => {
-      try {
-        return await reloadFleet();
-      } catch (err) {
-        if (err instanceof FleetError) throw invalidRequest(err.message);
-        throw err;
-      }
     },
   );
   return Promise.resolve();

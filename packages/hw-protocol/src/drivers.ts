@@ -1,4 +1,4 @@
-import { BoardFamily } from '../../../../shared/src/enums.js';
+import { BoardFamily } from './families.js';
 import type { BoardDriver } from './driver.js';
 import { generic24Driver } from './generic-24/driver.js';
 import { kerongCu16Driver } from './kerong-cu16/driver.js';

@@ -1,30 +1,10 @@
 /**
- * A byte pipe to a bus or a scanner. Drivers take one of these, so the same driver runs on a
- * serial device, a TCP-to-RS485 bridge or the simulator. The transport reconnects by itself with
- * back-off; while it is down, writes fail with HardwareError('port_closed').
+ * The agent's transports reconnect by themselves with back-off; while one is down, writes fail
+ * with HardwareError('port_closed'). A subclass only opens one connection (serial.ts, tcp.ts).
  */
 import { EventEmitter } from 'node:events';
+import { HardwareError, type Transport, type TransportEvents } from '@parcel-locker/hw-protocol';
 import type { Logger } from 'pino';
-import { HardwareError } from '../errors.js';
-
-export interface TransportEvents {
-  data: [Buffer];
-  /** Connected (first time or again). */
-  open: [];
-  /** Connection lost; a reconnect is scheduled unless the transport was closed. */
-  close: [];
-}
-
-export interface Transport {
-  readonly description: string;
-  readonly isOpen: boolean;
-  /** Starts connecting; resolves after the first attempt (failed attempts are retried in the background). */
-  open(): Promise<void>;
-  close(): Promise<void>;
-  write(data: Buffer): Promise<void>;
-  on<K extends keyof TransportEvents>(event: K, listener: (...args: TransportEvents[K]) => void): this;
-  off<K extends keyof TransportEvents>(event: K, listener: (...args: TransportEvents[K]) => void): this;
-}
 
 /** One live connection; a new one is made on every reconnect. */
 export interface Link {

@@ -2,7 +2,7 @@
  * What a board family plugs into the bus: a frame parser and the request/reply exchanges for a
  * status read and an unlock. One folder per family holds its codec (pure bytes) and its driver.
  */
-import type { BoardFamily } from '../../../../shared/src/enums.js';
+import type { BoardFamily } from './families.js';
 import type { FrameParser } from './frame-decoder.js';
 
 /** A board's status as the wire says it, before polarity. Index 0 is lock 1. */

@@ -1,30 +1,19 @@
 /**
- * Operator routes for notifications and locker alerts, under /operator (X-Operator-Api-Key, as
- * the other operator routes):
+ * /operator notifications (notify/operator-store.ts):
  *   GET  /operator/notifications?status=failing|pending|delivered&marketplaceId&externalId&beforeId&limit
  *   POST /operator/notifications/redeliver   {"ids":[...]} or {"failing":true,"marketplaceId"?:...}
- *   GET  /operator/alerts?postamatId&severity&beforeId&limit
- * Register with `{ prefix: OPERATOR_PREFIX, deps }`.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS, errorResponses, positiveInt32, requestString } from '../contract/common.js';
-import { API_KEY_HEADERS, authenticateOperator } from '../http/auth.js';
-import { noteCaller } from '../http/request-log.js';
-import { requireJsonBody } from '../http/error-handler.js';
-import { listAlerts } from '../locker-events/alerts.js';
-import type { ServiceDeps } from '../services.js';
-import { listNotifications, NOTIFICATION_STATUSES, redeliver } from './operator-store.js';
+import { LIMITS, errorResponses, requestString } from '../../../contract/common.js';
+import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
+import type { ServiceDeps } from '../../../services.js';
+import { iso, isoTime, limit, rowId, security } from './shared.js';
 
 export interface NotificationRoutesOptions {
   deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'signals'>;
 }
 
-const security = [{ operatorApiKey: [] }];
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-const isoTime = z.string().nullable().describe('UTC, ISO 8601');
-const limit = z.coerce.number().int().min(1).max(1000).default(100);
-const rowId = z.coerce.number().int().positive();
 const marketplaceIdSchema = requestString(LIMITS.idLength).min(1);
 
 const notificationView = z.object({
@@ -45,25 +34,7 @@ const notificationView = z.object({
   deliveredAt: isoTime,
 });
 
-const alertView = z.object({
-  id: z.int(),
-  postamatId: z.int(),
-  dseq: z.int().nullable(),
-  kind: z.string(),
-  severity: z.string(),
-  cellId: z.int().nullable(),
-  orderId: z.string().nullable(),
-  detail: z.unknown(),
-  occurredAt: isoTime,
-  receivedAt: isoTime,
-});
-
-export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
-  app.addHook('onRequest', async (req) => {
-    noteCaller(req, 'operator', await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator]));
-  });
-  app.addHook('preValidation', requireJsonBody);
-
+export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
   app.get(
     '/notifications',
     {
@@ -115,41 +86,6 @@ export const notificationOperatorRoutes: FastifyPluginAsyncZod<NotificationRoute
       const result = await redeliver(deps.cdb, deps.clock.now(), req.body);
       if (result.notifications > 0) deps.signals.notificationsRecorded();
       return result;
-    },
-  );
-
-  app.get(
-    '/alerts',
-    {
-      schema: {
-        tags: ['operator'],
-        summary: "Locker facts kept for operators (alarms, keypad, cell flags, facts that met a changed intent), newest first",
-        security,
-        querystring: z.object({
-          postamatId: z.coerce.number().pipe(positiveInt32).optional(),
-          severity: z.enum(['info', 'warning']).optional(),
-          beforeId: rowId.optional(),
-          limit,
-        }),
-        response: { 200: z.object({ alerts: z.array(alertView) }), ...errorResponses },
-      },
-    },
-    async (req) => {
-      const rows = await listAlerts(deps.cdb.db, { lockerId: req.query.postamatId, severity: req.query.severity, beforeId: req.query.beforeId, limit: req.query.limit });
-      return {
-        alerts: rows.map((r) => ({
-          id: r.id,
-          postamatId: r.locker_id,
-          dseq: r.dseq,
-          kind: r.kind,
-          severity: r.severity,
-          cellId: r.cell_id,
-          orderId: r.order_id,
-          detail: JSON.parse(r.detail) as unknown,
-          occurredAt: iso(r.occurred_at),
-          receivedAt: iso(r.received_at),
-        })),
-      };
     },
   );
   return Promise.resolve();

@@ -1,4 +1,4 @@
-import { BoardFamily } from '../../../../../shared/src/enums.js';
+import { BoardFamily } from '../families.js';
 import type { BoardDriver } from '../driver.js';
 import { encodeStatusRequest, encodeUnlockRequest, parseCu48Frame, type Cu48Frame } from './codec.js';
 

@@ -1,0 +1,58 @@
+/** /operator alerts: the locker facts kept for operators (locker-events/alerts.ts), newest first. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses, positiveInt32 } from '../../../contract/common.js';
+import type { CloudDatabase } from '../../../db/database.js';
+import { listAlerts } from '../../../locker-events/alerts.js';
+import { iso, isoTime, limit, rowId, security } from './shared.js';
+
+const alertView = z.object({
+  id: z.int(),
+  postamatId: z.int(),
+  dseq: z.int().nullable(),
+  kind: z.string(),
+  severity: z.string(),
+  cellId: z.int().nullable(),
+  orderId: z.string().nullable(),
+  detail: z.unknown(),
+  occurredAt: isoTime,
+  receivedAt: isoTime,
+});
+
+export const alertRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } }> = (app, { deps }) => {
+  app.get(
+    '/alerts',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "Locker facts kept for operators (alarms, keypad, cell flags, facts that met a changed intent), newest first",
+        security,
+        querystring: z.object({
+          postamatId: z.coerce.number().pipe(positiveInt32).optional(),
+          severity: z.enum(['info', 'warning']).optional(),
+          beforeId: rowId.optional(),
+          limit,
+        }),
+        response: { 200: z.object({ alerts: z.array(alertView) }), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const rows = await listAlerts(deps.cdb.db, { lockerId: req.query.postamatId, severity: req.query.severity, beforeId: req.query.beforeId, limit: req.query.limit });
+      return {
+        alerts: rows.map((r) => ({
+          id: r.id,
+          postamatId: r.locker_id,
+          dseq: r.dseq,
+          kind: r.kind,
+          severity: r.severity,
+          cellId: r.cell_id,
+          orderId: r.order_id,
+          detail: JSON.parse(r.detail) as unknown,
+          occurredAt: iso(r.occurred_at),
+          receivedAt: iso(r.received_at),
+        })),
+      };
+    },
+  );
+  return Promise.resolve();
+};

@@ -1,0 +1,41 @@
+/** /operator fleet reload: the fleet file loaded again (orders are kept). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses } from '../../../contract/common.js';
+import { invalidRequest } from '../../../errors.js';
+import { FleetError, type ProvisionReport } from '../../../fleet/provision.js';
+import { security } from './shared.js';
+
+export interface FleetRoutesOptions {
+  reloadFleet: () => Promise<ProvisionReport>;
+}
+
+const provisionReport = z.object({
+  lockers: z.object({ added: z.array(z.int()), updated: z.array(z.int()), deactivated: z.array(z.int()) }),
+  marketplaces: z.int(),
+  partners: z.int(),
+  configChanged: z.array(z.int()),
+});
+
+export const fleetRoutes: FastifyPluginAsyncZod<FleetRoutesOptions> = (app, { reloadFleet }) => {
+  app.post(
+    '/fleet/reload',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Load the fleet file again (orders are kept)',
+        security,
+        response: { 200: provisionReport, ...errorResponses },
+      },
+    },
+    async () => {
+      try {
+        return await reloadFleet();
+      } catch (err) {
+        if (err instanceof FleetError) throw invalidRequest(err.message);
+        throw err;
+      }
+    },
+  );
+  return Promise.resolve();
+};

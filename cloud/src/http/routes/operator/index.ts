@@ -1,0 +1,33 @@
+/**
+ * /operator: the platform operator's own API (X-Operator-Api-Key), every route group in this
+ * folder; the services they call stay in their domain folders.
+ *   cells.ts          PUT  /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
+ *   fleet.ts          POST /fleet/reload
+ *   notifications.ts  GET  /notifications, POST /notifications/redeliver
+ *   alerts.ts         GET  /alerts
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ProvisionReport } from '../../../fleet/provision.js';
+import type { ServiceDeps } from '../../../services.js';
+import { requireJsonBody } from '../../error-handler.js';
+import { alertRoutes } from './alerts.js';
+import { cellRoutes } from './cells.js';
+import { fleetRoutes } from './fleet.js';
+import { notificationRoutes } from './notifications.js';
+
+export const OPERATOR_PREFIX = '/operator';
+
+export interface OperatorRoutesOptions {
+  deps: ServiceDeps;
+  reloadFleet: () => Promise<ProvisionReport>;
+}
+
+export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = async (app, { deps, reloadFleet }) => {
+  app.requireApiKey('operator');
+  app.addHook('preValidation', requireJsonBody);
+
+  await app.register(cellRoutes, { deps });
+  await app.register(fleetRoutes, { reloadFleet });
+  await app.register(notificationRoutes, { deps });
+  await app.register(alertRoutes, { deps });
+};
