@@ -30,7 +30,7 @@ export type CronSource = (expression: string, fire: () => void, name: string, lo
 /** node-cron's own timing (5 or 6 fields, local time of the process); its messages go to the job's log. */
 export const nodeCronSource: CronSource = (expression, fire, name, log) => {
   const task = cron.createTask(expression, fire, { name, logger: cronLogger(log) });
-  const started = Promise.resolve(task.start());
+  const started = Promise.resolve(task.start()).catch((err: unknown) => log.error({ err }, 'cron task did not start'));
   return {
     stop: async () => {
       await started;

@@ -12,8 +12,8 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { NotificationRow } from '../db/schema.js';
 import type { OutboxSignals } from '../outbox/signals.js';
-import { claimDue, nextDueAt, recordDelivered, recordFailed, type FailurePolicy } from './outbox-queue.js';
 import { Scheduler, type Job } from '../scheduler.js';
+import { claimDue, nextDueAt, recordDelivered, recordFailed, type FailurePolicy } from './outbox-queue.js';
 import { ReceiverClient } from './receiver-client.js';
 import type { NotifySettings } from './settings.js';
 
