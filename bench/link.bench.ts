@@ -9,14 +9,10 @@
  */
 import { pino } from 'pino';
 import mqtt, { type MqttClient } from 'mqtt';
-import { CloudBackground } from '../cloud/src/background.js';
 import { startCloud } from '../cloud/src/cloud.js';
-import { loadConfig } from '../cloud/src/config.js';
 import type { Engine } from '../cloud/src/db/database.js';
-import { loadStorageClockSettings } from '../cloud/src/expiry/settings.js';
 import { readFleetFile } from '../cloud/src/fleet/provision.js';
-import { loadNotifySettings } from '../cloud/src/notify/settings.js';
-import { loadMqttSettings } from '../cloud/src/sync/mqtt-settings.js';
+import { loadCloudSettings } from '../cloud/src/settings.js';
 import { startLockerRig, type LockerRig } from '../demo/fleet-runner.js';
 import { disableNagle } from '../shared/src/mqtt-nodelay.js';
 import { topics } from '../shared/src/topics.js';
@@ -69,18 +65,16 @@ async function comparisonFor(engine: Engine): Promise<Comparison> {
   const fleetInput = benchFleet([AGENT_LOCKER, SPARE_LOCKER, ...HEAP_LOCKERS], 24);
   const fleetFile = writeFleet(fleetInput);
   cleanups.push(() => tdb.close(), () => fleetFile.remove());
-  const background = new CloudBackground({
-    notify: loadNotifySettings({}),
-    storageClock: loadStorageClockSettings({}),
-    mqtt: loadMqttSettings({}, { brokerHost: '127.0.0.1', brokerPort: 0, ...CLOUD }),
-  });
-  const cloud = await startCloud(loadConfig({}, { host: '127.0.0.1', port: 0, fleetFile: fleetFile.file, logLevel: 'silent' }), {
-    database: tdb,
-    logger,
-    parts: background.parts(),
-  });
+  const settings = loadCloudSettings(
+    {},
+    {
+      config: { host: '127.0.0.1', port: 0, fleetFile: fleetFile.file, logLevel: 'silent' },
+      mqtt: { brokerHost: '127.0.0.1', brokerPort: 0, ...CLOUD },
+    },
+  );
+  const cloud = await startCloud(settings, { database: tdb, logger });
   cleanups.push(() => cloud.stop());
-  const brokerUrl = background.brokerUrl!;
+  const brokerUrl = cloud.brokerUrl!;
   const fleet = await readFleetFile(fleetFile.file);
   const lockerOf = (id: number) => fleet.lockers.find((l) => l.id === id)!;
   const rig = async (id: number, hooks?: { onReceive(m: { type: string; ackedDseq?: number }): boolean }): Promise<LockerRig> =>
@@ -175,7 +169,7 @@ function notes(rows: readonly Row[]): string[] {
     `fleet runner: ${heap.perLockerKiB.toFixed(0)} KiB heap and ${heap.rssPerLockerKiB.toFixed(0)} KiB RSS per locker ` +
       `(${HEAP_LOCKERS.length} lockers of 24 cells: simulator, agent with its SQLite store, screen server and link, and the cloud's side of the link)`,
   );
-  if (!process.env.DATABASE_URL) lines.push('PostgreSQL skipped: DATABASE_URL is not set');
+  if (!testEngines().includes('postgres')) lines.push('PostgreSQL skipped: DATABASE_URL is not set');
   return lines;
 }
 

@@ -10,16 +10,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loggerOptions } from '../shared/src/redact.js';
-import { CloudBackground } from '../cloud/src/background.js';
 import { systemClock, type Clock } from '../cloud/src/clock.js';
 import { startCloud, type RunningCloud } from '../cloud/src/cloud.js';
-import { loadConfig } from '../cloud/src/config.js';
-import { loadStorageClockSettings } from '../cloud/src/expiry/settings.js';
 import { readFleetFile } from '../cloud/src/fleet/provision.js';
 import type { Fleet } from '../cloud/src/fleet/fleet-schema.js';
-import { loadNotifySettings } from '../cloud/src/notify/settings.js';
-import { loadMqttSettings } from '../cloud/src/sync/mqtt-settings.js';
-import type { DemoSettings } from './config.js';
+import { demoCloudSettings, type DemoSettings } from './config.js';
 import { knownDemoKeys, lockerPassword, receiverCredentials, writeDemoFleet, type DemoKeys } from './fleet.js';
 import { startLockerRig, type LockerRig } from './fleet-runner.js';
 import { makeDemoPki } from './pki.js';
@@ -118,15 +113,10 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
 
     const fleetFile = join(dataDir, 'fleet.json');
     writeDemoFleet(source, fleetFile, { url: (id) => receiver.receiverUrl(id), caFile });
-    const background = new CloudBackground({
-      notify: loadNotifySettings({}),
-      storageClock: loadStorageClockSettings({}),
-      mqtt: loadMqttSettings({}, { brokerHost: '127.0.0.1', brokerPort: settings.brokerPort }),
-    });
-    const cloudConfig = loadConfig({}, { host: '127.0.0.1', port: settings.httpPort, sqlitePath: join(dataDir, 'cloud.sqlite'), fleetFile, logLevel: settings.logLevel });
-    const cloud: RunningCloud = await startCloud(cloudConfig, { clock, logger: quiet.child({ part: 'cloud' }), parts: background.parts() });
+    const cloudSettings = demoCloudSettings(settings, { sqlitePath: join(dataDir, 'cloud.sqlite'), fleetFile });
+    const cloud: RunningCloud = await startCloud(cloudSettings, { clock, logger: quiet.child({ part: 'cloud' }) });
     stack.push(() => cloud.stop());
-    const brokerUrl = background.brokerUrl;
+    const brokerUrl = cloud.brokerUrl;
     if (!brokerUrl) throw new Error('the embedded MQTT broker did not start');
 
     const rigs: LockerRig[] = [];

@@ -1,10 +1,12 @@
 /**
  * The agent's settings: one JSON file validated by one zod schema, with environment overrides
- * derived from that schema (`screen.port` -> AGENT_SCREEN_PORT). The cell layout is not here: it
- * comes from the cloud (`locker.config` command or snapshot).
+ * derived from that schema (`screen.port` -> AGENT_SCREEN_PORT), plus the process's LOG_LEVEL;
+ * main.ts reads them once (loadAgentSettings) and passes them down. The cell layout is not here:
+ * it comes from the cloud (`locker.config` command or snapshot).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseLogLevel, type LogLevel } from '../../shared/src/redact.js';
 import { busConfigSchema, scannerConfigSchema } from './hw/config.js';
 
 export const LANGUAGES = ['ru', 'en'] as const;
@@ -179,6 +181,23 @@ export function parseAgentConfig(raw: unknown, env: NodeJS.ProcessEnv = {}): Age
     return `${field}${source ? ` (from ${source})` : ''}: ${i.message}`;
   });
   throw new ConfigError(`invalid agent config:\n  ${lines.join('\n  ')}`);
+}
+
+/** Everything the agent process takes from its command line and environment. */
+export interface AgentSettings {
+  config: AgentConfig;
+  logLevel: LogLevel;
+}
+
+/** LOG_LEVEL first (a wrong one is refused before the config file is read), then the config. */
+export function loadAgentSettings(argv: readonly string[], env: NodeJS.ProcessEnv): AgentSettings {
+  let logLevel: LogLevel;
+  try {
+    logLevel = parseLogLevel(env.LOG_LEVEL, 'info');
+  } catch (err) {
+    throw new ConfigError(err instanceof Error ? err.message : String(err));
+  }
+  return { logLevel, config: loadAgentConfig(argv, env) };
 }
 
 /** Reads the config file (`--config PATH` or AGENT_CONFIG) and applies the environment. */

@@ -5,9 +5,9 @@
  */
 import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
-import { loggerOptions, parseLogLevel, type LogLevel } from '../../shared/src/redact.js';
+import { loggerOptions } from '../../shared/src/redact.js';
 import { startAgent } from './agent.js';
-import { ConfigError, loadAgentConfig, readJsonFile } from './config.js';
+import { ConfigError, loadAgentSettings, readJsonFile, type AgentSettings } from './config.js';
 
 function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
   const i = argv.indexOf('--snapshot');
@@ -21,22 +21,12 @@ function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
   return parsed.data;
 }
 
-function logLevelSetting(value: string | undefined): LogLevel {
-  try {
-    return parseLogLevel(value, 'info');
-  } catch (err) {
-    throw new ConfigError(err instanceof Error ? err.message : String(err));
-  }
-}
-
 async function main(): Promise<void> {
-  let config;
+  let settings: AgentSettings;
   let snapshot: Snapshot | undefined;
-  let level;
   try {
-    level = logLevelSetting(process.env.LOG_LEVEL);
     const argv = process.argv.slice(2);
-    config = loadAgentConfig(argv, process.env);
+    settings = loadAgentSettings(argv, process.env);
     snapshot = loadSnapshot(argv);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -45,8 +35,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino(loggerOptions('agent', level));
-  const agent = await startAgent(config, { logger, snapshot });
+  const logger = pino(loggerOptions('agent', settings.logLevel));
+  const agent = await startAgent(settings.config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'stopping');

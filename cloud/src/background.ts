@@ -1,28 +1,24 @@
 /**
- * The cloud's standard background parts, from the environment: the notification dispatcher, the
- * storage clock, and the MQTT side (embedded broker or MQTT_URL, and the locker link applying
- * the lockers' facts). `main.ts` and the demo pass `parts()` to startCloud(); tests compose the
- * parts they need.
+ * The cloud's standard background parts, from the process's settings: the notification
+ * dispatcher, the storage clock, and the MQTT side (embedded broker or MQTT_URL, and the locker
+ * link applying the lockers' facts). startCloud() adds them when given the whole settings; tests
+ * that compose their own parts pass them in `deps.parts`.
  */
-import type { CloudPart } from './cloud.js';
+import type { CloudPart, PartDeps } from './cloud.js';
 import { createStorageClock, type StorageClock } from './expiry/storage-clock.js';
-import { loadStorageClockSettings, type StorageClockSettings } from './expiry/settings.js';
 import { createLockerEventApplier } from './locker-events/apply-locker-event.js';
 import { createNotificationDispatcher } from './notify/dispatcher.js';
-import { loadNotifySettings, type NotifySettings } from './notify/settings.js';
-import type { ServiceDeps } from './services.js';
+import { loadCloudSettings, type CloudSettings } from './settings.js';
+import type { Env } from './settings-from-env.js';
 import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
 import { MqttPart } from './sync/mqtt-part.js';
-import { loadMqttSettings, mqttPartSettings, type CloudMqttSettings } from './sync/mqtt-settings.js';
+import { mqttPartSettings } from './sync/mqtt-settings.js';
 
-export interface BackgroundSettings {
-  notify: NotifySettings;
-  storageClock: StorageClockSettings;
-  mqtt: CloudMqttSettings;
-}
+export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt'>;
 
-export function loadBackgroundSettings(env: Record<string, string | undefined> = process.env): BackgroundSettings {
-  return { notify: loadNotifySettings(env), storageClock: loadStorageClockSettings(env), mqtt: loadMqttSettings(env) };
+/** The background sections of the cloud's settings (the whole settings are read and checked). */
+export function loadBackgroundSettings(env: Env): BackgroundSettings {
+  return loadCloudSettings(env);
 }
 
 /** What a caller adds to the locker link: observation and fault-injection hooks, other timings. */
@@ -47,9 +43,9 @@ export class CloudBackground {
   }
 
   /** Part factories for startCloud(). The storage clock comes before the link that confirms revocations to it. */
-  parts(): ((deps: ServiceDeps) => CloudPart)[] {
+  parts(): ((deps: PartDeps) => CloudPart)[] {
     let clock: StorageClock | undefined;
-    const factories: ((deps: ServiceDeps) => CloudPart)[] = [
+    const factories: ((deps: PartDeps) => CloudPart)[] = [
       (deps) => createNotificationDispatcher(deps, this.#settings.notify),
       (deps) => (clock = createStorageClock(deps, this.#settings.storageClock)),
     ];
@@ -61,6 +57,7 @@ export class CloudBackground {
             signals: deps.signals,
             clock: deps.clock,
             logger: deps.logger,
+            scheduler: deps.scheduler,
             applyEvent: createLockerEventApplier(deps),
             onCommandsApplied: (lockerId) => clock?.onCommandsApplied(lockerId),
             hooks: this.#link.hooks,

@@ -48,7 +48,7 @@ async function run(args: string[]): Promise<number> {
       return 0;
     }
     case 'notifications':
-      return runNotificationsCli(args.slice(1));
+      return runNotificationsCli(args.slice(1), process.env);
     default:
       break;
   }

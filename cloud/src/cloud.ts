@@ -1,14 +1,18 @@
 /**
- * Composition root of the cloud, as a function: `startCloud(config, deps?)` opens the database,
- * applies the fleet file, starts the HTTP server and the background parts, and returns a handle
- * whose `stop()` undoes it all in reverse. `main.ts` and the tests both use it.
+ * Composition root of the cloud, as a function: `startCloud(settings, deps?)` opens the database,
+ * applies the fleet file, starts the scheduler, the background parts and the HTTP server, and
+ * returns a handle whose `stop()` undoes it all in reverse. `main.ts`, the demo, the benchmarks
+ * and the tests all use it.
  *
- * Background work is a list of parts with async idempotent start()/stop(); the broker, the locker
- * link, the notification dispatcher and the storage clock join that list (`deps.parts`).
+ * Given the process's whole settings (settings.ts) it runs the standard background parts
+ * (background.ts: notification dispatcher, storage clock, MQTT); given only the core section
+ * (tests) it runs just the reservation sweeper and `deps.parts`. Background parts have async
+ * idempotent start()/stop() and run their periodic work as jobs of the one scheduler.
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
+import { CloudBackground, type BackgroundLink } from './background.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CloudConfig } from './config.js';
 import { openDatabase, type CloudDatabase } from './db/database.js';
@@ -16,13 +20,20 @@ import { FleetError, provisionFleet, readFleetFile, type ProvisionReport } from 
 import { ReservationSweeper } from './orders/reservation-release.js';
 import { OutboxSignals } from './outbox/signals.js';
 import { cryptoRandom, type RandomSource } from './random.js';
+import { Scheduler, type CronSource, type Timers } from './scheduler.js';
 import { buildServer, listen } from './server.js';
 import type { ServiceDeps } from './services.js';
+import type { CloudSettings } from './settings.js';
 
 export interface CloudPart {
   readonly name: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** What a background part is built from: the services' deps and the process's scheduler. */
+export interface PartDeps extends ServiceDeps {
+  scheduler: Scheduler;
 }
 
 export interface CloudDeps {
@@ -32,8 +43,13 @@ export interface CloudDeps {
   /** An open database (tests); otherwise opened from the config and closed on stop. */
   database?: CloudDatabase;
   signals?: OutboxSignals;
+  /** The scheduler's timers and cron source; tests replace them to run background jobs by hand. */
+  timers?: Timers;
+  cron?: CronSource;
+  /** Hooks and timings of the standard locker link (fault injection); with the whole settings only. */
+  link?: BackgroundLink;
   /** Further background parts, started after the built-in ones and stopped before them. */
-  parts?: ((deps: ServiceDeps) => CloudPart)[];
+  parts?: ((deps: PartDeps) => CloudPart)[];
 }
 
 export interface RunningCloud {
@@ -41,6 +57,10 @@ export interface RunningCloud {
   readonly url: string;
   readonly server: FastifyInstance;
   readonly deps: ServiceDeps;
+  /** Every background job of the process (reservation sweep, storage clock, dispatcher, link). */
+  readonly scheduler: Scheduler;
+  /** The embedded MQTT broker's URL (undefined with MQTT_URL, MQTT_ENABLED=false or only the core section). */
+  readonly brokerUrl: string | undefined;
   /** Loads the fleet file again (operator endpoint and SIGHUP). */
   reloadFleet(): Promise<ProvisionReport>;
   /** The periodic release of reservations not loaded in time: run it now, or wait for a run. */
@@ -48,7 +68,13 @@ export interface RunningCloud {
   stop(): Promise<void>;
 }
 
-export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
+function isWhole(settings: CloudSettings | CloudConfig): settings is CloudSettings {
+  return 'config' in settings;
+}
+
+export async function startCloud(settings: CloudSettings | CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
+  const config = isWhole(settings) ? settings.config : settings;
+  const background = isWhole(settings) ? new CloudBackground(settings, deps.link) : undefined;
   const logger = deps.logger ?? pino(loggerOptions('cloud', config.logLevel));
   const cdb =
     deps.database ??
@@ -58,6 +84,9 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
   const unwind = async (): Promise<void> => {
     while (stack.length > 0) await stack.pop()!();
   };
+
+  const scheduler = new Scheduler({ logger, ...(deps.timers ? { timers: deps.timers } : {}), ...(deps.cron ? { cron: deps.cron } : {}) });
+  stack.push(() => scheduler.stop());
 
   try {
     await cdb.migrate();
@@ -80,10 +109,11 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
     };
     if (config.fleetFile) await reloadFleet();
 
-    const sweeper = new ReservationSweeper(serviceDeps);
+    const partDeps: PartDeps = { ...serviceDeps, scheduler };
+    const sweeper = new ReservationSweeper(serviceDeps, scheduler);
     const parts: CloudPart[] = [
       { name: 'reservation-sweeper', start: () => sweeper.start(), stop: () => sweeper.stop() },
-      ...(deps.parts ?? []).map((make) => make(serviceDeps)),
+      ...[...(background?.parts() ?? []), ...(deps.parts ?? [])].map((make) => make(partDeps)),
     ];
     for (const part of parts) {
       await part.start();
@@ -100,6 +130,10 @@ export async function startCloud(config: CloudConfig, deps: CloudDeps = {}): Pro
       url,
       server,
       deps: serviceDeps,
+      scheduler,
+      get brokerUrl() {
+        return background?.brokerUrl;
+      },
       reloadFleet,
       reservations: { sweep: () => sweeper.sweep(), settled: () => sweeper.settled() },
       stop: () => (stopping ??= unwind()),

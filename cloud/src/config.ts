@@ -1,6 +1,7 @@
 /**
- * The cloud's settings: one zod schema gives the types, the defaults and the environment
- * variable of each setting. A bad value stops the process at start with a message naming it.
+ * The core section of the cloud's settings (HTTP, database, fleet, orders, logs): the types, the
+ * defaults, the description and the environment variable of each setting. The whole process's
+ * settings are cloud/src/settings.ts; domain services see this section as `deps.config`.
  */
 import { z } from 'zod';
 import { LOG_LEVELS } from '../../shared/src/redact.js';
@@ -10,35 +11,33 @@ import { ConfigError, settingsFromEnv } from './settings-from-env.js';
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export const configSchema = z.object({
-  /** HTTP port; 0 picks a free one (tests). */
-  port: int(0, 65_535).default(8080),
-  host: z.string().min(1).default('127.0.0.1'),
-  /** `postgres://...` selects PostgreSQL; otherwise SQLite at sqlitePath. */
-  databaseUrl: z.string().optional(),
-  sqlitePath: z.string().min(1).default('data/cloud.sqlite'),
-  /** PostgreSQL schema (created when missing); lets several installations share one database. */
-  pgSchema: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
-  dbPoolSize: int(1, 200).default(10),
-  /** Fleet file loaded at start and on reload; without it the database keeps what it has. */
-  fleetFile: z.string().optional(),
-  /** A reservation not loaded by the end of its dateDelivery plus this grace is released. */
-  reservationGraceMinutes: int(0, 7 * 24 * 60).default(60),
-  /** How often the cloud looks for reservations to release. */
-  reservationSweepSeconds: int(1, 3600).default(60),
-  /** Days the capacity answer covers, starting at deliveryDate. */
-  capacityDays: int(1, 31).default(7),
-  /** Days (from the locker's today) the locker list reports dayOffs for. */
-  dayOffsDays: int(1, 31).default(7),
-  /** Digits of courier access codes and of customer pick-up codes (spec: 6 to 8). */
-  courierCodeLength: int(6, 8).default(8),
-  pickupCodeLength: int(6, 8).default(6),
+  port: int(0, 65_535).default(8080).describe("the HTTP API's port (`/api/v4`, `/api/v1`, `/operator`, `/docs`, `/health`); 0 picks a free one"),
+  host: z.string().min(1).default('127.0.0.1').describe('the address the HTTP API listens on (0.0.0.0 for every interface)'),
+  databaseUrl: z.string().optional().describe('`postgres://...` selects PostgreSQL; unset, SQLite at `SQLITE_PATH`'),
+  sqlitePath: z.string().min(1).default('data/cloud.sqlite').describe('the SQLite file when `DATABASE_URL` is unset'),
+  pgSchema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .optional()
+    .describe('PostgreSQL schema (created when missing), so that several installations can share one database'),
+  dbPoolSize: int(1, 200).default(10).describe('PostgreSQL connections per process'),
+  fleetFile: z.string().optional().describe('the fleet file loaded at start and on reload (docs/fleet.md); unset, the database keeps what it has'),
+  reservationGraceMinutes: int(0, 7 * 24 * 60)
+    .default(60)
+    .describe('a reservation not loaded by the end of its `dateDelivery` (locker time) plus this grace is released'),
+  reservationSweepSeconds: int(1, 3600).default(60).describe('how often the cloud looks for reservations to release'),
+  capacityDays: int(1, 31).default(7).describe('days the capacity answer covers, from `deliveryDate`'),
+  dayOffsDays: int(1, 31).default(7).describe("days (from the locker's today) the locker list reports `dayOffs` for"),
+  courierCodeLength: int(6, 8).default(8).describe('digits of courier access codes'),
+  pickupCodeLength: int(6, 8).default(6).describe('digits of customer pick-up codes'),
   /**
-   * Largest accepted request body. The largest legitimate request, an order at every limit of
-   * contract/common.ts (LIMITS: 100 parcels with 10 additional barcodes each, 100 items with
-   * 256-character Cyrillic names, ids of 128 ASCII characters), is about 230 KiB.
+   * The largest legitimate request, an order at every limit of contract/common.ts (LIMITS: 100
+   * parcels with 10 additional barcodes each, 100 items with 256-character Cyrillic names, ids of
+   * 128 ASCII characters), is about 230 KiB.
    */
-  bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024),
-  logLevel: z.enum(LOG_LEVELS).default('info'),
+  bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024).describe('largest accepted request body, bytes (the largest legitimate order is about 230 KiB)'),
+  logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
+  /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });
 export type CloudConfig = z.infer<typeof configSchema>;
@@ -65,7 +64,7 @@ export const CONFIG_ENV = {
 
 export { ConfigError };
 
-/** Settings from the environment, then `overrides` on top; throws ConfigError naming bad values. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: CloudConfigInput = {}): CloudConfig {
+/** This section alone, from `env` then `overrides` (tests); throws ConfigError naming bad values. */
+export function loadConfig(env: Record<string, string | undefined>, overrides: CloudConfigInput = {}): CloudConfig {
   return settingsFromEnv(configSchema, CONFIG_ENV, env, overrides, 'invalid cloud configuration');
 }

@@ -1,15 +1,13 @@
 /**
- * `npm run cloud`: settings from the environment (config.ts, background.ts), then startCloud()
+ * `npm run cloud`: the settings read once from the environment (settings.ts), then startCloud()
  * with the standard background parts. SIGHUP reloads the fleet file; SIGINT/SIGTERM stop gracefully.
  */
-import { CloudBackground, loadBackgroundSettings } from './background.js';
 import { startCloud } from './cloud.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { loadCloudSettings } from './settings.js';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  const background = new CloudBackground(loadBackgroundSettings(process.env));
-  const cloud = await startCloud(config, { parts: background.parts() });
+  const cloud = await startCloud(loadCloudSettings(process.env));
   const log = cloud.deps.logger;
   process.on('SIGHUP', () => {
     cloud.reloadFleet().catch((err: unknown) => log.error({ err }, 'fleet reload failed'));

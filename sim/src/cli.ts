@@ -139,12 +139,18 @@ function parse(argv: string[]) {
   return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 }
 
+/** The simulator CLI's one setting from the environment. */
+export interface SimEnv {
+  /** The running simulator's control API, when --url is not given. */
+  SIM_URL?: string | undefined;
+}
+
 /** Runs one CLI command; returns the process exit code. */
-export async function runCli(argv: string[]): Promise<number> {
+export async function runCli(argv: string[], env: SimEnv = {}): Promise<number> {
   try {
     const { values, positionals } = parse(argv);
     const [command, ...args] = positionals;
-    const url = (values.url ?? process.env.SIM_URL ?? `http://127.0.0.1:${DEFAULT_HTTP_PORT}`).replace(/\/$/, '');
+    const url = (values.url ?? env.SIM_URL ?? `http://127.0.0.1:${DEFAULT_HTTP_PORT}`).replace(/\/$/, '');
     const cell = (): { bus?: string; board: number; lock: number } => ({
       bus: values.bus?.[0],
       board: required(int(args[0] ?? values.board, 'BOARD'), 'BOARD'),

@@ -1,4 +1,4 @@
-/** Settings of the storage clock (environment variables in STORAGE_CLOCK_ENV). */
+/** The storage clock's section of the cloud's settings (environment variables in STORAGE_CLOCK_ENV). */
 import cron from 'node-cron';
 import { z } from 'zod';
 import { settingsFromEnv } from '../settings-from-env.js';
@@ -7,10 +7,18 @@ import { settingsFromEnv } from '../settings-from-env.js';
 export const MAX_RETURN_CONFIRM_SECONDS = 15 * 60;
 
 export const storageClockSettingsSchema = z.object({
-  /** When the clock looks for expired storage and confirmed revocations (node-cron, 5 or 6 fields). */
-  cron: z.string().refine((v) => cron.validate(v), 'expected a cron expression').default('* * * * *'),
-  /** Longest stay in Return initiated (6) when the locker does not confirm the revocation. */
-  returnConfirmSeconds: z.coerce.number().int().min(0).max(MAX_RETURN_CONFIRM_SECONDS).default(MAX_RETURN_CONFIRM_SECONDS),
+  cron: z
+    .string()
+    .refine((v) => cron.validate(v), 'expected a cron expression')
+    .default('* * * * *')
+    .describe('when the storage clock looks for expired storage and unconfirmed returns (cron, 5 or 6 fields)'),
+  returnConfirmSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_RETURN_CONFIRM_SECONDS)
+    .default(MAX_RETURN_CONFIRM_SECONDS)
+    .describe('longest stay in Return initiated (6) when the locker does not confirm the revocation, s'),
 });
 export type StorageClockSettings = z.infer<typeof storageClockSettingsSchema>;
 
@@ -19,8 +27,9 @@ export const STORAGE_CLOCK_ENV = {
   returnConfirmSeconds: 'RETURN_CONFIRM_SECONDS',
 } as const;
 
+/** This section alone, from `env` then `overrides` (tests). */
 export function loadStorageClockSettings(
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined>,
   overrides: Partial<z.input<typeof storageClockSettingsSchema>> = {},
 ): StorageClockSettings {
   return settingsFromEnv(storageClockSettingsSchema, STORAGE_CLOCK_ENV, env, overrides);

@@ -1,12 +1,18 @@
 /**
- * The storage clock as a cloud part: a node-cron task (every minute by default) that expires
- * storage and completes returns, plus `confirmRevocations(lockerId)` for the locker link to call
- * when a locker's applied_cseq advances, so 6 -> 7 follows the locker's confirmation at once.
+ * The storage clock as a cloud part: a scheduler job on a cron expression (every minute by
+ * default) that expires storage and completes returns, plus `confirmRevocations(lockerId)` for the
+ * locker link to call when a locker's applied_cseq advances, so 6 -> 7 follows the locker's
+ * confirmation at once.
  */
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
+import { Scheduler, type Job } from '../scheduler.js';
 import { completeReturns, expireStorage, type ExpiryDeps } from './expire.js';
-import { loadStorageClockSettings, type StorageClockSettings } from './settings.js';
+import type { StorageClockSettings } from './settings.js';
+
+export interface StorageClockDeps extends ExpiryDeps {
+  /** The process's scheduler; a clock of its own on real timers when absent. */
+  scheduler?: Scheduler;
+}
 
 export interface ClockRun {
   /** Orders moved 3 -> 6. */
@@ -15,53 +21,38 @@ export interface ClockRun {
   awaitingReturn: number;
 }
 
-function cronLogger(log: Logger) {
-  return {
-    info: (m: string) => log.debug(m),
-    warn: (m: string) => log.warn(m),
-    error: (m: string | Error, err?: Error) => log.error({ err: err ?? m }, 'storage clock task failed'),
-    debug: (m: string | Error) => log.debug(String(m)),
-  };
-}
-
 export class StorageClock {
   readonly name = 'storage-clock';
   readonly #deps: ExpiryDeps;
   readonly #settings: StorageClockSettings;
   readonly #log: Logger;
-  #task: ScheduledTask | undefined;
-  #running: Promise<ClockRun> | undefined;
+  readonly #job: Job<ClockRun>;
 
-  constructor(deps: ExpiryDeps, settings: StorageClockSettings) {
+  constructor(deps: StorageClockDeps, settings: StorageClockSettings) {
     this.#deps = deps;
     this.#settings = settings;
     this.#log = deps.logger.child({ part: 'storage-clock' });
+    const scheduler = deps.scheduler ?? new Scheduler({ logger: deps.logger });
+    this.#job = scheduler.job('storage-clock', () => this.#run(), { cron: settings.cron });
   }
 
-  async start(): Promise<void> {
-    if (this.#task) return;
-    this.#task = cron.createTask(this.#settings.cron, () => this.tick(), { name: 'storage-clock', noOverlap: true, logger: cronLogger(this.#log) });
-    await this.#task.start();
+  start(): Promise<void> {
+    this.#job.start();
+    return Promise.resolve();
   }
 
   async stop(): Promise<void> {
-    const task = this.#task;
-    this.#task = undefined;
-    if (task) await task.destroy();
-    await this.#running?.catch(() => undefined);
+    await this.#job.stop();
   }
 
   /** One run now (also what the schedule runs); concurrent calls share the run in progress. */
   tick(): Promise<ClockRun> {
-    this.#running ??= this.#run().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   /** Resolves when no run is in progress. */
   async idle(): Promise<void> {
-    await this.#running;
+    await this.#job.idle();
   }
 
   /** The locker applied commands up to a new cseq: orders of it in 6 whose revocation it applied move to 7. */
@@ -91,6 +82,6 @@ export class StorageClock {
   }
 }
 
-export function createStorageClock(deps: ExpiryDeps, settings: StorageClockSettings = loadStorageClockSettings()): StorageClock {
+export function createStorageClock(deps: StorageClockDeps, settings: StorageClockSettings): StorageClock {
   return new StorageClock(deps, settings);
 }

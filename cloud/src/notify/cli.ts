@@ -41,7 +41,7 @@ function text(v: string | true | undefined): string | undefined {
 }
 
 /** Returns the process exit code. */
-export async function runNotificationsCli(args: string[], env: Record<string, string | undefined> = process.env, out: Output = console): Promise<number> {
+export async function runNotificationsCli(args: string[], env: Record<string, string | undefined>, out: Output = console): Promise<number> {
   const [command = '', ...tail] = args;
   const { flags, rest } = options(tail);
   const isList = (NOTIFICATION_STATUSES as readonly string[]).includes(command);

@@ -12,15 +12,18 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { NotificationRow } from '../db/schema.js';
 import type { OutboxSignals } from '../outbox/signals.js';
+import { Scheduler, type Job } from '../scheduler.js';
 import { claimDue, nextDueAt, recordDelivered, recordFailed, type FailurePolicy } from './outbox-queue.js';
 import { ReceiverClient } from './receiver-client.js';
-import { loadNotifySettings, type NotifySettings } from './settings.js';
+import type { NotifySettings } from './settings.js';
 
 export interface DispatcherDeps {
   cdb: CloudDatabase;
   clock: Clock;
   signals: OutboxSignals;
   logger: Logger;
+  /** The process's scheduler; one of its own on real timers when absent. */
+  scheduler?: Scheduler;
 }
 
 /** Shortest sleep between looking for due rows, so a clock at odds with the rows cannot spin. */
@@ -34,9 +37,8 @@ export class NotificationDispatcher {
   readonly #log: Logger;
   #client: ReceiverClient | undefined;
   #unsubscribe: (() => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #draining: Promise<void> | undefined;
-  #again = false;
+  /** The look-up for due rows: woken on demand, by signals and by its own runIn() sleeps. */
+  readonly #job: Job<void>;
   readonly #inFlight = new Set<Promise<void>>();
 
   constructor(deps: DispatcherDeps, settings: NotifySettings) {
@@ -48,12 +50,15 @@ export class NotificationDispatcher {
       failingRetryMs: settings.failingRetrySeconds * 1000,
     };
     this.#log = deps.logger.child({ part: 'notifications' });
+    const scheduler = deps.scheduler ?? new Scheduler({ logger: deps.logger });
+    this.#job = scheduler.job('notification-dispatcher', () => this.#drainOrSleep(), { onDemand: true });
   }
 
   start(): Promise<void> {
     if (this.#client) return Promise.resolve();
     this.#client = new ReceiverClient({ timeoutMs: this.#settings.timeoutSeconds * 1000, allowPlainHttp: this.#settings.allowPlainHttp, clock: this.#deps.clock });
     this.#unsubscribe = this.#deps.signals.onNotifications(() => this.wake());
+    this.#job.start();
     this.wake();
     return Promise.resolve();
   }
@@ -64,7 +69,7 @@ export class NotificationDispatcher {
     this.#client = undefined;
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
-    clearTimeout(this.#timer);
+    await this.#job.stop();
     await this.idle();
     await client.close();
   }
@@ -72,29 +77,23 @@ export class NotificationDispatcher {
   /** Look for due notifications now. */
   wake(): void {
     if (!this.#client) return;
-    if (this.#draining) {
-      this.#again = true;
-      return;
-    }
-    this.#draining = this.#drain()
-      .catch((err: unknown) => {
-        this.#log.error({ err }, 'notification dispatch failed; retrying at the next poll');
-        this.#sleep(this.#settings.pollSeconds * 1000);
-      })
-      .finally(() => {
-        this.#draining = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    this.#job.trigger();
   }
 
   /** Resolves once no look-up and no attempt is running (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.#draining || this.#inFlight.size > 0) {
-      await this.#draining;
+    do {
+      await this.#job.idle();
       await Promise.all([...this.#inFlight]);
+    } while (this.#job.running || this.#inFlight.size > 0);
+  }
+
+  async #drainOrSleep(): Promise<void> {
+    try {
+      await this.#drain();
+    } catch (err) {
+      this.#log.error({ err }, 'notification dispatch failed; retrying at the next poll');
+      this.#sleep(this.#settings.pollSeconds * 1000);
     }
   }
 
@@ -114,10 +113,8 @@ export class NotificationDispatcher {
   }
 
   #sleep(ms: number): void {
-    clearTimeout(this.#timer);
     if (!this.#client) return;
-    this.#timer = setTimeout(() => this.wake(), ms);
-    this.#timer.unref();
+    this.#job.runIn(ms);
   }
 
   #attempt(row: NotificationRow): void {
@@ -148,6 +145,6 @@ export class NotificationDispatcher {
   }
 }
 
-export function createNotificationDispatcher(deps: DispatcherDeps, settings: NotifySettings = loadNotifySettings()): NotificationDispatcher {
+export function createNotificationDispatcher(deps: DispatcherDeps, settings: NotifySettings): NotificationDispatcher {
   return new NotificationDispatcher(deps, settings);
 }

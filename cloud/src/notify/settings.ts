@@ -1,4 +1,4 @@
-/** Settings of the notification dispatcher (environment variables in NOTIFY_ENV). */
+/** The notification dispatcher's section of the cloud's settings (environment variables in NOTIFY_ENV). */
 import { z } from 'zod';
 import { envFlag, settingsFromEnv } from '../settings-from-env.js';
 
@@ -6,22 +6,18 @@ const seconds = (min: number, max: number) => z.coerce.number().int().min(min).m
 
 export const notifySettingsSchema = z
   .object({
-    /** Pause after a failed attempt (spec: every 5 minutes). */
-    retrySeconds: seconds(1, 24 * 3600).default(300),
-    /** An undelivered notification this old is marked failing (listed for operators). */
-    failingAfterSeconds: seconds(1, 365 * 24 * 3600).default(24 * 3600),
-    /** Pause after a failed attempt once failing; still retried (docs/notifications.md). */
-    failingRetrySeconds: seconds(1, 24 * 3600).default(300),
-    /** One attempt: connect, send, and the receiver's answer. */
-    timeoutSeconds: seconds(1, 300).default(10),
-    /** A claimed notification whose attempt did not finish (process killed) is retried after this. */
-    leaseSeconds: seconds(2, 3600).default(60),
-    /** Fallback wake-up for notifications written by other processes. */
-    pollSeconds: seconds(1, 3600).default(10),
-    /** Attempts in flight at once (each for a different order). */
-    concurrency: z.coerce.number().int().min(1).max(256).default(8),
-    /** Plain http:// receivers, for local demos only; HTTPS with verification otherwise. */
-    allowPlainHttp: envFlag.default(false),
+    retrySeconds: seconds(1, 24 * 3600).default(300).describe('pause after a failed attempt, s (spec: every 5 minutes)'),
+    failingAfterSeconds: seconds(1, 365 * 24 * 3600)
+      .default(24 * 3600)
+      .describe('an undelivered notification this old is marked failing (listed for operators), s'),
+    failingRetrySeconds: seconds(1, 24 * 3600).default(300).describe('pause after a failed attempt once failing (still retried), s'),
+    timeoutSeconds: seconds(1, 300).default(10).describe("one attempt: connect, send and the receiver's answer, s"),
+    leaseSeconds: seconds(2, 3600)
+      .default(60)
+      .describe('a claimed notification whose attempt did not finish (process killed) is retried after this, s; must exceed `NOTIFY_TIMEOUT_SECONDS`'),
+    pollSeconds: seconds(1, 3600).default(10).describe('fallback wake-up for notifications written by other processes, s'),
+    concurrency: z.coerce.number().int().min(1).max(256).default(8).describe('attempts in flight at once (each for a different order)'),
+    allowPlainHttp: envFlag.default(false).describe('`1`/`true`: plain http:// receivers, for local demos only (HTTPS with verification otherwise)'),
   })
   .refine((s) => s.leaseSeconds > s.timeoutSeconds, { message: 'leaseSeconds must exceed timeoutSeconds', path: ['leaseSeconds'] });
 export type NotifySettings = z.infer<typeof notifySettingsSchema>;
@@ -37,8 +33,9 @@ export const NOTIFY_ENV = {
   allowPlainHttp: 'NOTIFY_ALLOW_HTTP',
 } as const;
 
+/** This section alone, from `env` then `overrides` (tests). */
 export function loadNotifySettings(
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined>,
   overrides: Partial<z.input<typeof notifySettingsSchema>> = {},
 ): NotifySettings {
   return settingsFromEnv(notifySettingsSchema, NOTIFY_ENV, env, overrides);

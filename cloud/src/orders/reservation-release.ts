@@ -7,6 +7,7 @@ import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { addDays } from '../lockers/locker-time.js';
 import { recordChange } from '../outbox/record-change.js';
+import type { Job, Scheduler } from '../scheduler.js';
 import type { ServiceDeps } from '../services.js';
 import { reservationExpiry, upsertCommand } from './intent.js';
 import { loadParcels } from './order-store.js';
@@ -67,45 +68,42 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
   return released;
 }
 
-/** Runs the release every `reservationSweepSeconds`; one run at a time. */
+/** Runs the release every `reservationSweepSeconds` as a scheduler job; one run at a time. */
 export class ReservationSweeper {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  readonly #job: Job<void>;
 
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    scheduler: Scheduler,
+  ) {
+    this.#job = scheduler.job('reservation-sweeper', () => this.#sweep(), { everyMs: deps.config.reservationSweepSeconds * 1000 });
+  }
 
   start(): Promise<void> {
-    if (this.#timer) return Promise.resolve();
-    this.#timer = setInterval(() => this.#tick(), this.deps.config.reservationSweepSeconds * 1000);
-    this.#timer.unref();
+    this.#job.start();
     return Promise.resolve();
   }
 
-  /** One sweep now (also what the timer runs); resolves when it is done. */
+  /** One sweep now (also what the schedule runs); resolves when it is done. */
   sweep(): Promise<void> {
-    this.#running ??= releaseExpiredReservations(this.deps)
-      .then((ids) => {
-        if (ids.length > 0) this.deps.logger.info({ orders: ids.length }, 'released expired reservations');
-      })
-      .catch((err: unknown) => this.deps.logger.error({ err }, 'releasing expired reservations failed'))
-      .finally(() => {
-        this.#running = undefined;
-      });
-    return this.#running;
+    return this.#job.run();
   }
 
   /** Resolves when no sweep is running (the one in flight, if any, has finished). */
   async settled(): Promise<void> {
-    await this.#running;
+    await this.#job.idle();
   }
 
-  #tick(): void {
-    void this.sweep();
+  async #sweep(): Promise<void> {
+    try {
+      const ids = await releaseExpiredReservations(this.deps);
+      if (ids.length > 0) this.deps.logger.info({ orders: ids.length }, 'released expired reservations');
+    } catch (err) {
+      this.deps.logger.error({ err }, 'releasing expired reservations failed');
+    }
   }
 
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    await this.#job.stop();
   }
 }

@@ -19,6 +19,7 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import { lockerTransaction, transaction } from '../db/transaction.js';
 import type { OutboxSignals } from '../outbox/signals.js';
+import { Scheduler, type Job } from '../scheduler.js';
 import { withClaimedLocker } from './claim.js';
 import { CloudMqttClient, type MqttEndpoint } from './cloud-mqtt-client.js';
 import {
@@ -82,6 +83,8 @@ export interface LockerLinkDeps {
   hooks?: LockerLinkHooks;
   /** The cloud's reservation release grace: snapshots then carry each order's `loadableUntil`. */
   reservationGraceMinutes?: number;
+  /** The process's scheduler (the poll and trim jobs); one of its own on real timers when absent. */
+  scheduler?: Scheduler;
 }
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
@@ -101,8 +104,8 @@ export class LockerLink {
   readonly #queue: KeyedQueue<number>;
   #mqtt: CloudMqttClient | undefined;
   #offSignals: (() => void) | undefined;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #trimTimer: NodeJS.Timeout | undefined;
+  readonly #pollJob: Job<void>;
+  readonly #trimJob: Job<void>;
   #polling: Promise<void> | undefined;
   #running = false;
   #starting: Promise<void> | undefined;
@@ -113,6 +116,14 @@ export class LockerLink {
     this.#log = deps.logger;
     this.#buildSnapshot = lockerSnapshotBuilder(deps.clock, deps.reservationGraceMinutes);
     this.#queue = new KeyedQueue((lockerId, err) => this.#log.error({ err, lockerId }, 'locker link task failed'));
+    const scheduler = deps.scheduler ?? new Scheduler({ logger: deps.logger });
+    this.#pollJob = scheduler.job('locker-link-poll', () => this.#polling ?? this.pollOnce(), { everyMs: this.#opts.pollIntervalMs });
+    const trim = (): Promise<void> =>
+      this.trimOnce().then(
+        () => undefined,
+        (err: unknown) => this.#log.error({ err }, 'command log trim failed'),
+      );
+    this.#trimJob = scheduler.job('locker-link-trim', trim, { everyMs: this.#opts.trimIntervalMs });
   }
 
   /** Connects, subscribes, and starts the poll and trim timers. Idempotent. */
@@ -137,10 +148,8 @@ export class LockerLink {
     });
     this.#offSignals = this.#deps.signals.onCommands((lockerId) => void this.#queue.run(lockerId, () => this.#push(lockerId)));
     await this.#mqtt.start();
-    this.#pollTimer = setInterval(() => {
-      if (!this.#polling) void this.pollOnce();
-    }, this.#opts.pollIntervalMs);
-    this.#trimTimer = setInterval(() => void this.trimOnce().catch((err: unknown) => this.#log.error({ err }, 'command log trim failed')), this.#opts.trimIntervalMs);
+    this.#pollJob.start();
+    this.#trimJob.start();
   }
 
   /** Disconnects and waits for the work in hand. Idempotent. */
@@ -154,14 +163,14 @@ export class LockerLink {
 
   async #teardown(): Promise<void> {
     this.#running = false;
-    clearInterval(this.#pollTimer);
-    clearInterval(this.#trimTimer);
-    this.#pollTimer = this.#trimTimer = undefined;
+    // Disarmed at once; a run in progress is awaited with the rest of the work in hand.
+    const jobsStopped = Promise.all([this.#pollJob.stop(), this.#trimJob.stop()]);
     this.#offSignals?.();
     this.#offSignals = undefined;
     await this.#mqtt?.stop();
     this.#mqtt = undefined;
     await this.#polling;
+    await jobsStopped;
     await this.#queue.drain();
   }
 

@@ -9,6 +9,7 @@ import { EmbeddedBroker } from '../broker/embedded-broker.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { OutboxSignals } from '../outbox/signals.js';
+import type { Scheduler } from '../scheduler.js';
 import { type ApplyEvent, type LockerLink, type LockerLinkHooks, type LockerLinkOptions, createLockerLink } from './locker-link.js';
 
 export interface MqttSettings {
@@ -39,6 +40,8 @@ export interface MqttPartDeps {
   hooks?: LockerLinkHooks;
   /** The cloud's reservation release grace (snapshots carry `loadableUntil` with it). */
   reservationGraceMinutes?: number;
+  /** The process's scheduler, for the locker link's poll and trim jobs. */
+  scheduler?: Scheduler;
 }
 
 export class MqttPart {

@@ -1,26 +1,26 @@
-/** The cloud's MQTT settings (environment variables in MQTT_ENV). */
+/** The MQTT section of the cloud's settings (environment variables in MQTT_ENV). */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { envFlag, settingsFromEnv } from '../settings-from-env.js';
 import type { MqttSettings } from './mqtt-part.js';
 
-
 export const mqttSettingsSchema = z.object({
-  /** Off: the cloud serves the API without any locker link (no broker is started or reached). */
-  enabled: envFlag.default(true),
-  /** An external MQTT 3.1.1 broker (mqtt://, mqtts://); unset = start the embedded broker. */
-  url: z.string().regex(/^mqtts?:\/\/|^wss?:\/\//, 'expected mqtt://, mqtts://, ws:// or wss://').optional(),
-  /** Embedded broker: address to listen on (0.0.0.0 to accept lockers from other machines). */
-  brokerHost: z.string().min(1).default('127.0.0.1'),
-  /** Embedded broker: port; 0 picks a free one. */
-  brokerPort: z.coerce.number().int().min(0).max(65_535).default(1883),
-  /** The cloud's own broker identity (each cloud process its own user on Mosquitto). */
-  username: z.string().min(1).default('cloud'),
-  /** Required for an external broker that checks passwords; random per process for the embedded one. */
-  password: z.string().min(1).optional(),
-  clientId: z.string().min(1).optional(),
-  /** `$share/<group>/...` subscriptions, for brokers that have them (Mosquitto 2, EMQX). */
-  sharedGroup: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+  enabled: envFlag.default(true).describe('`false`/`0`: the API without any locker link (no broker is started or reached)'),
+  url: z
+    .string()
+    .regex(/^mqtts?:\/\/|^wss?:\/\//, 'expected mqtt://, mqtts://, ws:// or wss://')
+    .optional()
+    .describe('an external MQTT 3.1.1 broker (Mosquitto, EMQX); unset, the embedded broker starts'),
+  brokerHost: z.string().min(1).default('127.0.0.1').describe('embedded broker: the address it listens on (0.0.0.0 accepts lockers from other machines)'),
+  brokerPort: z.coerce.number().int().min(0).max(65_535).default(1883).describe('embedded broker: its port; 0 picks a free one'),
+  username: z.string().min(1).default('cloud').describe("the cloud's own broker user (each cloud process its own on Mosquitto)"),
+  password: z.string().min(1).optional().describe('its password, required by an external broker that checks them; unset, random per process for the embedded one'),
+  clientId: z.string().min(1).optional().describe("the cloud's MQTT client id; unset, `<username>-<random>`"),
+  sharedGroup: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .describe('`$share/<group>/...` subscriptions, for several cloud processes on brokers that have them (Mosquitto 2, EMQX)'),
 });
 export type MqttSettingsInput = z.input<typeof mqttSettingsSchema>;
 export type CloudMqttSettings = z.infer<typeof mqttSettingsSchema>;
@@ -36,7 +36,8 @@ export const MQTT_ENV = {
   sharedGroup: 'MQTT_SHARED_GROUP',
 } as const;
 
-export function loadMqttSettings(env: Record<string, string | undefined> = process.env, overrides: MqttSettingsInput = {}): CloudMqttSettings {
+/** This section alone, from `env` then `overrides` (tests). */
+export function loadMqttSettings(env: Record<string, string | undefined>, overrides: MqttSettingsInput = {}): CloudMqttSettings {
   return settingsFromEnv(mqttSettingsSchema, MQTT_ENV, env, overrides, 'invalid MQTT settings');
 }
 
