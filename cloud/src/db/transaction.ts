@@ -45,3 +45,18 @@ export async function lockerTransaction<T>(
 export function transaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return lockerTransaction(cdb, [], fn);
 }
+
+const FLEET_LOCK_KEY = 734_201; // any constant: names the advisory lock of fleet reloads
+
+/**
+ * The transaction of a fleet reload. On PostgreSQL an advisory lock serialises reloads of several
+ * cloud processes, and every locker row is held (in id order) so no locker changes meanwhile.
+ */
+export async function fleetTransaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (cdb.engine === 'sqlite') return lockerTransaction(cdb, [], fn);
+  return cdb.db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${FLEET_LOCK_KEY})`.execute(tx);
+    await tx.selectFrom('lockers').select('id').orderBy('id').forUpdate().execute();
+    return fn(tx);
+  });
+}
