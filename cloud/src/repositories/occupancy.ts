@@ -67,3 +67,16 @@ export async function heldCells(db: Tx, lockerId: number, cellIds: readonly numb
     .execute();
   return [...new Set(rows.map((r) => r.cell_id!))].sort((a, b) => a - b);
 }
+
+/** The marketplace's newest order with a parcel of this barcode: where the barcode is. */
+export async function newestOrderWithBarcode(db: Tx, marketplaceId: string, barcode: string): Promise<{ orderId: string; lockerId: number } | undefined> {
+  const row = await db
+    .selectFrom('orders')
+    .innerJoin('parcels', 'parcels.order_id', 'orders.id')
+    .select(['orders.id', 'orders.locker_id'])
+    .where('orders.marketplace_id', '=', marketplaceId)
+    .where('parcels.barcode', '=', barcode)
+    .orderBy('orders.created_at', 'desc')
+    .executeTakeFirst();
+  return row && { orderId: row.id, lockerId: row.locker_id };
+}
