@@ -12,6 +12,7 @@ import { type Kysely, sql } from 'kysely';
 import type { CloudDatabase } from './database.js';
 import type { Database } from './schema.js';
 
+/** What repositories take: the database (`cdb.db`) outside a transaction, the transaction's `tx` inside one. */
 export type Tx = Kysely<Database>;
 
 export async function lockerTransaction<T>(
