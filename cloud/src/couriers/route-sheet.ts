@@ -16,7 +16,6 @@ import { CodeKind, ResultCode } from '../../../shared/src/enums.js';
 import { codeHash } from '../../../shared/src/codes.js';
 import type { CourierWithRouteAnswer, CourierWithRouteRequest } from '../contract/couriers.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { PartnerRow } from '../db/schema.js';
 import { lockerTransaction, type Tx } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import { endOfLocalDay } from '../lockers/locker-time.js';
@@ -29,11 +28,14 @@ import type { ServiceDeps } from '../services.js';
 export const MOS_REGISTRY_NOT_CHECKED = { mosRegistryStatus: 0, mosRegistryDescr: 'Not checked: no city registry is connected' } as const;
 const MAX_CODE_ATTEMPTS = 50;
 
+/** The calling partner: only its id matters here. */
+type Partner = { id: string };
+
 function noPermission(): DomainError {
   return new DomainError(ResultCode.PermissionProfileNotSet, 'Postamat permission profile not set for logist');
 }
 
-export async function courierWithRoute(deps: ServiceDeps, partner: PartnerRow, req: CourierWithRouteRequest): Promise<CourierWithRouteAnswer> {
+export async function courierWithRoute(deps: ServiceDeps, partner: Partner, req: CourierWithRouteRequest): Promise<CourierWithRouteAnswer> {
   const { db } = deps.cdb;
   const externalId = req.courier.externalId;
   if (externalId === '') throw new DomainError(ResultCode.CourierExtIdEmpty, 'Courier ext-id id empty');
@@ -64,7 +66,7 @@ export async function courierWithRoute(deps: ServiceDeps, partner: PartnerRow, r
 
 async function createRouteSheet(
   deps: ServiceDeps,
-  partner: PartnerRow,
+  partner: Partner,
   req: CourierWithRouteRequest,
   lockers: readonly Locker[],
   validUntil: ReadonlyMap<number, number>,

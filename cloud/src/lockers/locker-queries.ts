@@ -6,7 +6,6 @@ import { boxFitsCell } from '../../../shared/src/geometry.js';
 import { sizeParcel } from '../allocation/allocate.js';
 import type { z } from 'zod';
 import type { CapacityRequest, capacityOut, lockerDetailOut, lockerListItemOut } from '../contract/lockers.js';
-import type { MarketplaceRow } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
 import { activeLockers, type Cell, findLocker, type Locker } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
@@ -18,6 +17,9 @@ import { presentWorkTimeProfile } from './present.js';
 /** Capacity counts are int8 in the spec. */
 const INT8_MAX = 127;
 const int8 = (n: number): number => Math.min(n, INT8_MAX);
+
+/** The calling marketplace: only its id matters here. */
+type Caller = { id: string };
 
 function distinctSizes(cells: readonly Cell[]): { id: number; width: number; height: number }[] {
   const sizes = new Map<string, { width: number; height: number }>();
@@ -38,7 +40,7 @@ async function knownLocker(deps: ServiceDeps, lockerId: number): Promise<Locker>
   return locker;
 }
 
-export async function capacity(deps: ServiceDeps, marketplace: MarketplaceRow, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
+export async function capacity(deps: ServiceDeps, marketplace: Caller, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
   const locker = await knownLocker(deps, req.postamatId);
   const view = await lockerView(deps, locker);
   const box = sizeParcel(req.parcelSize, deps.config.allocation).box;
@@ -59,7 +61,7 @@ export interface LockerListFilter {
 
 export async function availableLockers(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Caller,
   filter: LockerListFilter,
 ): Promise<z.infer<typeof lockerListItemOut>[]> {
   const lockers = await activeLockers(deps.cdb.db, { scanner: filter.scanner });
@@ -98,7 +100,7 @@ export async function availableLockers(
 
 export async function lockerDetail(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Caller,
   lockerId: number,
   cellsType: 0 | 1,
 ): Promise<z.infer<typeof lockerDetailOut>> {
