@@ -7,8 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../../agent/src/store/index.js';
-import { cellFlags } from '../../cloud/src/lockers/cells.js';
 import { loadConfig } from '../../cloud/src/config.js';
+import { cellFlags } from '../../cloud/src/repositories/lockers.js';
 import { orderIntent } from '../../cloud/src/orders/intent.js';
 import { OrderState } from '../../shared/src/enums.js';
 import type { AppliedLine } from './child-support.js';

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { CloudDatabase } from '../db/database.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
 import { mqttPasswordMatches } from './mqtt-password.js';
+import { mqttPasswordHash } from '../repositories/lockers.js';
 
 export interface EmbeddedBrokerOptions {
   db: CloudDatabase;
@@ -158,12 +159,8 @@ export class EmbeddedBroker {
       return { kind: 'cloud' };
     }
     if (!LOCKER_ID.test(username)) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
-    const row = await this.#opts.db.db
-      .selectFrom('lockers')
-      .select('mqtt_password_hash')
-      .where('id', '=', Number(username))
-      .executeTakeFirst();
-    if (!row?.mqtt_password_hash || !mqttPasswordMatches(password, row.mqtt_password_hash)) {
+    const hash = await mqttPasswordHash(this.#opts.db.db, Number(username));
+    if (!hash || !mqttPasswordMatches(password, hash)) {
       throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
     }
     if (client.id !== username) throw authError(IDENTIFIER_REJECTED, 'locker client id must equal its username');

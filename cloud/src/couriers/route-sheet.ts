@@ -16,39 +16,40 @@ import { CodeKind, ResultCode } from '../../../shared/src/enums.js';
 import { codeHash } from '../../../shared/src/codes.js';
 import type { CourierWithRouteAnswer, CourierWithRouteRequest } from '../contract/couriers.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { LockerRow, PartnerRow } from '../db/schema.js';
 import { lockerTransaction, type Tx } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import { endOfLocalDay } from '../lockers/locker-time.js';
 import { recordChange } from '../outbox/record-change.js';
+import { partnerLockerIds, partnerMarketplaceIds } from '../repositories/accounts.js';
+import { codeHashInUse, courierWithSameContact, insertRouteGrants, insertRouteSheet, type RouteGrant, saveCourier } from '../repositories/couriers.js';
+import { type Locker, lockersByIds } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
 
 export const MOS_REGISTRY_NOT_CHECKED = { mosRegistryStatus: 0, mosRegistryDescr: 'Not checked: no city registry is connected' } as const;
 const MAX_CODE_ATTEMPTS = 50;
 
+/** The calling partner: only its id matters here. */
+type Partner = { id: string };
+
 function noPermission(): DomainError {
   return new DomainError(ResultCode.PermissionProfileNotSet, 'Postamat permission profile not set for logist');
 }
 
-export async function courierWithRoute(deps: ServiceDeps, partner: PartnerRow, req: CourierWithRouteRequest): Promise<CourierWithRouteAnswer> {
+export async function courierWithRoute(deps: ServiceDeps, partner: Partner, req: CourierWithRouteRequest): Promise<CourierWithRouteAnswer> {
   const { db } = deps.cdb;
   const externalId = req.courier.externalId;
   if (externalId === '') throw new DomainError(ResultCode.CourierExtIdEmpty, 'Courier ext-id id empty');
 
   const lockerIds = [...new Set(req.route.postamatIds)].sort((a, b) => a - b);
-  const permitted = new Set(
-    (await db.selectFrom('partner_lockers').select('locker_id').where('partner_id', '=', partner.id).execute()).map((r) => r.locker_id),
-  );
+  const permitted = new Set(await partnerLockerIds(db, partner.id));
   if (permitted.size === 0 || lockerIds.some((id) => !permitted.has(id))) throw noPermission();
-  const lockers = await db.selectFrom('lockers').selectAll().where('id', 'in', lockerIds).execute();
+  const lockers = await lockersByIds(db, lockerIds);
   if (lockers.length !== lockerIds.length) throw noPermission();
 
   const now = deps.clock.now();
   const validUntil = new Map(lockers.map((l) => [l.id, endOfLocalDay(req.route.date, l.timezone)]));
   if ([...validUntil.values()].some((t) => t < now)) throw invalidRequest(`route.date ${req.route.date} has already ended`);
-  const marketplaceIds = (
-    await db.selectFrom('partner_marketplaces').select('marketplace_id').where('partner_id', '=', partner.id).orderBy('marketplace_id').execute()
-  ).map((r) => r.marketplace_id);
+  const marketplaceIds = await partnerMarketplaceIds(db, partner.id);
 
   const attempt = () => createRouteSheet(deps, partner, req, lockers, validUntil, marketplaceIds, now);
   let code: string;
@@ -65,9 +66,9 @@ export async function courierWithRoute(deps: ServiceDeps, partner: PartnerRow, r
 
 async function createRouteSheet(
   deps: ServiceDeps,
-  partner: PartnerRow,
+  partner: Partner,
   req: CourierWithRouteRequest,
-  lockers: readonly LockerRow[],
+  lockers: readonly Locker[],
   validUntil: ReadonlyMap<number, number>,
   marketplaceIds: string[],
   now: number,
@@ -78,45 +79,37 @@ async function createRouteSheet(
     deps.cdb,
     lockers.map((l) => l.id),
     async (tx) => {
-      const other = await tx
-        .selectFrom('couriers')
-        .select(['external_id', 'email'])
-        .where('partner_id', '=', partner.id)
-        .where('external_id', '!=', req.courier.externalId)
-        .where((eb) => eb.or([eb('email', '=', email), eb('phone', '=', phone)]))
-        .executeTakeFirst();
+      const other = await courierWithSameContact(tx, partner.id, { externalId: req.courier.externalId, email, phone });
       if (other) {
-        throw new DomainError(ResultCode.CourierAlreadyExists, `Courier already exists for the logist: ${other.email}, externalId ${other.external_id}`);
+        throw new DomainError(ResultCode.CourierAlreadyExists, `Courier already exists for the logist: ${other.email}, externalId ${other.externalId}`);
       }
-      const courierId = await upsertCourier(tx, deps, partner.id, req, email, now);
+      const contact = { externalId: req.courier.externalId, email, phone, inn: req.courier.inn ?? null };
+      const courierId = await saveCourier(tx, partner.id, contact, () => deps.random.uuid(), now);
       const routeSheetId = deps.random.uuid();
-      await tx
-        .insertInto('route_sheets')
-        .values({
-          id: routeSheetId,
-          courier_id: courierId,
-          partner_id: partner.id,
-          route_date: req.route.date,
-          car_number: req.route.carNumber,
-          external_id: req.route.externalId,
-          created_at: now,
-        })
-        .execute();
+      await insertRouteSheet(tx, {
+        id: routeSheetId,
+        courierId,
+        partnerId: partner.id,
+        routeDate: req.route.date,
+        carNumber: req.route.carNumber,
+        externalId: req.route.externalId,
+        createdAt: now,
+      });
       const code = await uniqueCourierCode(tx, deps, lockers, now);
-      const rows = lockers.map((l) => ({
-        route_sheet_id: routeSheetId,
-        locker_id: l.id,
-        code_hash: codeHash(CodeKind.Courier, String(l.id), code),
-        valid_until: validUntil.get(l.id)!,
+      const grants: RouteGrant[] = lockers.map((l) => ({
+        routeSheetId,
+        lockerId: l.id,
+        codeHash: codeHash(CodeKind.Courier, String(l.id), code),
+        validUntil: validUntil.get(l.id)!,
       }));
-      await tx.insertInto('route_sheet_lockers').values(rows).execute();
+      await insertRouteGrants(tx, grants);
       await recordChange(tx, {
         at: now,
-        commands: rows.map((r) => ({
-          lockerId: r.locker_id,
+        commands: grants.map((g) => ({
+          lockerId: g.lockerId,
           body: {
             type: 'courier.grant' as const,
-            grant: { grantId: `${routeSheetId}:${r.locker_id}`, codeHash: r.code_hash, validUntil: r.valid_until, marketplaceIds, courierRef: courierId },
+            grant: { grantId: `${routeSheetId}:${g.lockerId}`, codeHash: g.codeHash, validUntil: g.validUntil, marketplaceIds, courierRef: courierId },
           },
         })),
       });
@@ -125,37 +118,13 @@ async function createRouteSheet(
   );
 }
 
-async function upsertCourier(tx: Tx, deps: ServiceDeps, partnerId: string, req: CourierWithRouteRequest, email: string, now: number): Promise<string> {
-  const values = { email, phone: req.courier.phone, inn: req.courier.inn ?? null, updated_at: now };
-  const existing = await tx
-    .selectFrom('couriers')
-    .select('id')
-    .where('partner_id', '=', partnerId)
-    .where('external_id', '=', req.courier.externalId)
-    .executeTakeFirst();
-  if (existing) {
-    await tx.updateTable('couriers').set(values).where('id', '=', existing.id).execute();
-    return existing.id;
-  }
-  const id = deps.random.uuid();
-  await tx.insertInto('couriers').values({ id, partner_id: partnerId, external_id: req.courier.externalId, created_at: now, ...values }).execute();
-  return id;
-}
-
 /** A code that no active route sheet of any locker on the route uses already. */
-async function uniqueCourierCode(tx: Tx, deps: ServiceDeps, lockers: readonly LockerRow[], now: number): Promise<string> {
+async function uniqueCourierCode(tx: Tx, deps: ServiceDeps, lockers: readonly Locker[], now: number): Promise<string> {
   for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
     const code = deps.random.digits(deps.config.courierCodeLength);
     let clash = false;
     for (const l of lockers) {
-      const used = await tx
-        .selectFrom('route_sheet_lockers')
-        .select('route_sheet_id')
-        .where('locker_id', '=', l.id)
-        .where('code_hash', '=', codeHash(CodeKind.Courier, String(l.id), code))
-        .where('valid_until', '>=', now)
-        .executeTakeFirst();
-      if (used) {
+      if (await codeHashInUse(tx, l.id, codeHash(CodeKind.Courier, String(l.id), code), now)) {
         clash = true;
         break;
       }

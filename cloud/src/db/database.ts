@@ -56,6 +56,11 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
+/** One round trip to the database (health checks); throws when it cannot be reached. */
+export async function pingDatabase(cdb: CloudDatabase): Promise<void> {
+  await sql`select 1`.execute(cdb.db);
+}
+
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);
 }

@@ -12,6 +12,7 @@ import { type Kysely, sql } from 'kysely';
 import type { CloudDatabase } from './database.js';
 import type { Database } from './schema.js';
 
+/** What repositories take: the database (`cdb.db`) outside a transaction, the transaction's `tx` inside one. */
 export type Tx = Kysely<Database>;
 
 export async function lockerTransaction<T>(
@@ -44,4 +45,19 @@ export async function lockerTransaction<T>(
 /** A transaction that touches no locker's cells or stream (still serialised on SQLite). */
 export function transaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return lockerTransaction(cdb, [], fn);
+}
+
+const FLEET_LOCK_KEY = 734_201; // any constant: names the advisory lock of fleet reloads
+
+/**
+ * The transaction of a fleet reload. On PostgreSQL an advisory lock serialises reloads of several
+ * cloud processes, and every locker row is held (in id order) so no locker changes meanwhile.
+ */
+export async function fleetTransaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (cdb.engine === 'sqlite') return lockerTransaction(cdb, [], fn);
+  return cdb.db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(${FLEET_LOCK_KEY})`.execute(tx);
+    await tx.selectFrom('lockers').select('id').orderBy('id').forUpdate().execute();
+    return fn(tx);
+  });
 }

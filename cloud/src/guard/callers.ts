@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import { API_KEY_HEADERS, hashApiKey, type KeyOwnerKind } from '../http/auth.js';
+import { keyOwnerLimits } from '../repositories/accounts.js';
 import { ANONYMOUS_REQUEST_LIMIT, DEFAULT_REQUEST_LIMIT, type RequestLimit, requestLimitOf } from './limits.js';
 
 export interface Caller {
@@ -48,21 +49,10 @@ export class CallerResolver {
     const known = this.#known.get(cacheKey);
     if (known && known.until > now && now >= known.until - REMEMBER_MS) return known.caller;
 
-    const row = await this.cdb.db
-      .selectFrom('api_keys')
-      .leftJoin('marketplaces', (j) => j.onRef('marketplaces.id', '=', 'api_keys.owner_id').on('api_keys.owner_kind', '=', 'marketplace'))
-      .leftJoin('partners', (j) => j.onRef('partners.id', '=', 'api_keys.owner_id').on('api_keys.owner_kind', '=', 'partner'))
-      .select(['api_keys.owner_id', 'api_keys.owner_kind', 'marketplaces.rate_limits as marketplace_limits', 'partners.rate_limits as partner_limits'])
-      .where('api_keys.key_hash', '=', hash)
-      .executeTakeFirst();
-    if (!row || row.owner_kind !== kind) return undefined;
-    const limit =
-      kind === 'marketplace'
-        ? requestLimitOf('marketplace', row.marketplace_limits ?? null)
-        : kind === 'partner'
-          ? requestLimitOf('partner', row.partner_limits ?? null)
-          : DEFAULT_REQUEST_LIMIT;
-    const caller: Caller = { bucket: `${kind}:${row.owner_id}`, limit };
+    const owner = await keyOwnerLimits(this.cdb.db, hash);
+    if (!owner || owner.ownerKind !== kind) return undefined;
+    const limit = kind === 'operator' ? DEFAULT_REQUEST_LIMIT : requestLimitOf(kind, owner.rateLimits);
+    const caller: Caller = { bucket: `${kind}:${owner.ownerId}`, limit };
     if (this.#known.size >= REMEMBER_AT_MOST) this.#known.clear();
     this.#known.set(cacheKey, { caller, until: now + REMEMBER_MS });
     return caller;

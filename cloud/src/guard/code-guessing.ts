@@ -13,6 +13,8 @@ import { ResultCode } from '../../../shared/src/enums.js';
 import type { MarketplaceRow } from '../db/schema.js';
 import { DomainError, RetryLaterError } from '../errors.js';
 import { recordCloudAlert } from '../locker-events/alerts.js';
+import { lockedUntil, lockKey } from '../repositories/guard.js';
+import { newestOrderWithBarcode } from '../repositories/occupancy.js';
 import type { ServiceDeps } from '../services.js';
 import { type GuessLimit, guessLimitsOf } from './limits.js';
 import { WindowCounters } from './window-counters.js';
@@ -57,15 +59,9 @@ export class CodeGuessGuard {
 
   async #refuseWhileLocked(paths: readonly Path[]): Promise<void> {
     const now = this.deps.clock.now();
-    const lock = await this.deps.cdb.db
-      .selectFrom('guard_locks')
-      .select('locked_until')
-      .where('key', 'in', paths.map((p) => p.key))
-      .where('locked_until', '>', now)
-      .orderBy('locked_until', 'desc')
-      .executeTakeFirst();
-    if (lock) {
-      const seconds = Math.max(1, Math.ceil((Number(lock.locked_until) - now) / 1000));
+    const until = await lockedUntil(this.deps.cdb.db, paths.map((p) => p.key), now);
+    if (until !== undefined) {
+      const seconds = Math.max(1, Math.ceil((until - now) / 1000));
       throw new RetryLaterError(`${TOO_MANY_WRONG_CODES_MESSAGE}: повторите через ${seconds} с`, seconds);
     }
   }
@@ -75,57 +71,36 @@ export class CodeGuessGuard {
     for (const [i, path] of paths.entries()) {
       const failures = counts[i]!.hits;
       if (failures < path.limit.maxFailures) continue;
-      const lockedUntil = await this.#lock(path);
-      if (lockedUntil !== undefined) await this.#alert(marketplace, barcode, operation, path, failures, lockedUntil);
+      const until = await this.#lock(path);
+      if (until !== undefined) await this.#alert(marketplace, barcode, operation, path, failures, until);
     }
   }
 
   /** Locks the path unless it is locked already (another process may have just done it); the end when this call locked it. */
   async #lock(path: Path): Promise<number | undefined> {
-    const { db } = this.deps.cdb;
     const now = this.deps.clock.now();
-    const lockedUntil = now + path.limit.lockSeconds * 1000;
-    const set = await db
-      .insertInto('guard_locks')
-      .values({ key: path.key, locked_until: lockedUntil })
-      .onConflict((oc) =>
-        oc
-          .column('key')
-          .doUpdateSet({ locked_until: (eb) => eb.ref('excluded.locked_until') })
-          .where('guard_locks.locked_until', '<=', now),
-      )
-      .returning('key')
-      .execute();
-    if (set.length === 0) return undefined;
-    await db.deleteFrom('guard_locks').where('locked_until', '<=', now).execute();
-    return lockedUntil;
+    const until = now + path.limit.lockSeconds * 1000;
+    return (await lockKey(this.deps.cdb.db, path.key, until, now)) ? until : undefined;
   }
 
-  async #alert(marketplace: MarketplaceRow, barcode: string, operation: string, path: Path, failures: number, lockedUntil: number): Promise<void> {
+  async #alert(marketplace: MarketplaceRow, barcode: string, operation: string, path: Path, failures: number, until: number): Promise<void> {
     // The barcode's order names the locker the alert belongs to (the answer was 203/210, so it exists).
-    const order = await this.deps.cdb.db
-      .selectFrom('orders')
-      .innerJoin('parcels', 'parcels.order_id', 'orders.id')
-      .select(['orders.id', 'orders.locker_id'])
-      .where('orders.marketplace_id', '=', marketplace.id)
-      .where('parcels.barcode', '=', barcode)
-      .orderBy('orders.created_at', 'desc')
-      .executeTakeFirst();
+    const order = await newestOrderWithBarcode(this.deps.cdb.db, marketplace.id, barcode);
     if (!order) {
       this.deps.logger.warn({ kind: CODE_GUESSING_ALERT, operation, marketplaceId: marketplace.id, scope: path.scope }, 'cloud alert without a locker');
       return;
     }
-    await recordCloudAlert(this.deps.cdb.db, this.deps.logger, this.deps.clock.now(), order.locker_id, {
+    await recordCloudAlert(this.deps.cdb.db, this.deps.logger, this.deps.clock.now(), order.lockerId, {
       kind: CODE_GUESSING_ALERT,
       severity: 'warning',
-      orderId: order.id,
+      orderId: order.orderId,
       detail: {
         operation,
         marketplaceId: marketplace.id,
         scope: path.scope,
         failures,
         windowSeconds: path.limit.windowSeconds,
-        lockedUntil: new Date(lockedUntil).toISOString(),
+        lockedUntil: new Date(until).toISOString(),
       },
     });
   }

@@ -5,9 +5,9 @@
  * start at multiples of their length (epoch ms), so every process agrees on them. Rows of ended
  * windows are pruned at most once a minute per process.
  */
-import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
+import { countHits, pruneCounters } from '../repositories/guard.js';
 
 export interface WindowCount {
   key: string;
@@ -32,22 +32,16 @@ export class WindowCounters {
     const now = this.clock.now();
     const windows = counts.map(({ key, windowMs }) => {
       const windowStart = Math.floor(now / windowMs) * windowMs;
-      return { key, window_start: windowStart, hits: 1, expires_at: windowStart + windowMs };
+      return { key, windowStart, expiresAt: windowStart + windowMs };
     });
-    const rows = await this.cdb.db
-      .insertInto('rate_counters')
-      .values(windows)
-      .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ hits: sql<number>`rate_counters.hits + 1` }))
-      .returning(['key', 'hits'])
-      .execute();
+    const hits = await countHits(this.cdb.db, windows);
     await this.#pruneNow(now);
-    const hits = new Map(rows.map((r) => [r.key, Number(r.hits)]));
-    return windows.map((w) => ({ key: w.key, hits: hits.get(w.key) ?? 1, ttlMs: w.expires_at - now }));
+    return windows.map((w) => ({ key: w.key, hits: hits.get(w.key) ?? 1, ttlMs: w.expiresAt - now }));
   }
 
   async #pruneNow(now: number): Promise<void> {
     if (now - this.#lastPrune < PRUNE_EVERY_MS && now >= this.#lastPrune) return;
     this.#lastPrune = now;
-    await this.cdb.db.deleteFrom('rate_counters').where('expires_at', '<=', now).execute();
+    await pruneCounters(this.cdb.db, now);
   }
 }

@@ -11,8 +11,9 @@ import { ResultCode } from '../../../shared/src/enums.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { MarketplaceRow, PartnerRow } from '../db/schema.js';
 import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
+import { findApiKey, findMarketplace, findPartner, type KeyOwnerKind } from '../repositories/accounts.js';
 
-export type KeyOwnerKind = 'marketplace' | 'partner' | 'operator';
+export type { KeyOwnerKind } from '../repositories/accounts.js';
 
 export const API_KEY_HEADERS = {
   marketplace: 'x-service-api-key',
@@ -37,17 +38,17 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
   const key = headerValue(header);
   if (!key) throw unauthorized();
   const hash = hashApiKey(key);
-  const row = await cdb.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
-  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex')) || row.owner_kind !== kind) {
+  const row = await findApiKey(cdb.db, hash);
+  if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')) || row.ownerKind !== kind) {
     throw unauthorized();
   }
-  return row.owner_id;
+  return row.ownerId;
 }
 
 /** The calling marketplace; 401 with 1 (unknown key), 10 (inactive) or 11 (organization inactive). */
 export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<MarketplaceRow> {
   const id = await ownerOf(cdb, 'marketplace', header);
-  const marketplace = await cdb.db.selectFrom('marketplaces').selectAll().where('id', '=', id).executeTakeFirst();
+  const marketplace = await findMarketplace(cdb.db, id);
   if (!marketplace) throw unauthorized();
   if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
   if (!marketplace.organization_active) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
@@ -57,7 +58,7 @@ export async function authenticateMarketplace(cdb: CloudDatabase, header: string
 /** The calling partner; an inactive partner is refused like an unknown key (401, code 1). */
 export async function authenticatePartner(cdb: CloudDatabase, header: string | string[] | undefined): Promise<PartnerRow> {
   const id = await ownerOf(cdb, 'partner', header);
-  const partner = await cdb.db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+  const partner = await findPartner(cdb.db, id);
   if (!partner || !partner.active) throw unauthorized();
   return partner;
 }

@@ -7,26 +7,26 @@
  * the operator.
  */
 import { CELL_FLAGS, CellFlag } from '../../../shared/src/enums.js';
-import { cellFlags, flagColumns } from '../lockers/cells.js';
 import { recordChange } from '../outbox/record-change.js';
+import { findCell, saveCellFlags } from '../repositories/lockers.js';
 import { recordAlert } from './alerts.js';
 import type { EventContext, EventOf } from './context.js';
 
 const RAISED_BY_LOCKER: readonly CellFlag[] = [CellFlag.Faulty, CellFlag.NeedsInventory];
 
 async function setFlags(ctx: EventContext, cellId: number, flags: CellFlag[]): Promise<void> {
-  await ctx.tx.updateTable('cells').set({ ...flagColumns(flags), updated_at: ctx.now }).where('locker_id', '=', ctx.locker.id).where('id', '=', cellId).execute();
+  await saveCellFlags(ctx.tx, ctx.locker.id, cellId, flags, ctx.now);
   await recordChange(ctx.tx, { at: ctx.now, commands: [{ lockerId: ctx.locker.id, body: { type: 'cell.flags', cellId, flags } }] });
 }
 
 export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): Promise<void> {
   const { event } = ctx;
-  const cell = await ctx.tx.selectFrom('cells').selectAll().where('locker_id', '=', ctx.locker.id).where('id', '=', event.cellId).executeTakeFirst();
+  const cell = await findCell(ctx.tx, ctx.locker.id, event.cellId);
   if (!cell) {
     await recordAlert(ctx, { kind: 'fact.unknown_cell', severity: 'warning', cellId: event.cellId, detail: { type: event.type, flags: event.flags, reason: event.reason } });
     return;
   }
-  const before = cellFlags(cell);
+  const before = cell.flags;
   const keep = (f: CellFlag): boolean => before.includes(f) && (event.reason !== 'recovered' || !RAISED_BY_LOCKER.includes(f));
   const after = CELL_FLAGS.filter((f) => event.flags.includes(f) || keep(f));
   await setFlags(ctx, event.cellId, after);
@@ -43,7 +43,7 @@ export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): 
  * at another locker): the cell needs an inventory before anything is allocated into it.
  */
 export async function raiseNeedsInventory(ctx: EventContext, cellId: number): Promise<void> {
-  const cell = await ctx.tx.selectFrom('cells').selectAll().where('locker_id', '=', ctx.locker.id).where('id', '=', cellId).executeTakeFirst();
-  if (!cell || cell.needs_inventory) return;
-  await setFlags(ctx, cellId, CELL_FLAGS.filter((f) => f === CellFlag.NeedsInventory || cellFlags(cell).includes(f)));
+  const cell = await findCell(ctx.tx, ctx.locker.id, cellId);
+  if (!cell || cell.flags.includes(CellFlag.NeedsInventory)) return;
+  await setFlags(ctx, cellId, CELL_FLAGS.filter((f) => f === CellFlag.NeedsInventory || cell.flags.includes(f)));
 }

@@ -1,38 +1,14 @@
-/** Cell rows <-> the flag list of the protocol, and the locker layout the agent receives. */
-import { CellFlag } from '../../../shared/src/enums.js';
+/** What a cell's flags and segment mean, and the locker layout the agent receives. */
 import type { LockerConfig } from '../../../shared/src/protocol.js';
 import { BOARD_FAMILIES, type BoardFamily } from '../../../shared/src/enums.js';
-import type { CellRow, LockerRow } from '../db/schema.js';
-import { parseProfile } from './profile.js';
+import type { Cell, Locker } from '../repositories/lockers.js';
 
-export type CellFlagColumns = Pick<CellRow, 'faulty' | 'dirty' | 'needs_inventory' | 'blocked'>;
-
-export function cellFlags(row: CellFlagColumns): CellFlag[] {
-  const flags: CellFlag[] = [];
-  if (row.faulty) flags.push(CellFlag.Faulty);
-  if (row.dirty) flags.push(CellFlag.Dirty);
-  if (row.needs_inventory) flags.push(CellFlag.NeedsInventory);
-  if (row.blocked) flags.push(CellFlag.Blocked);
-  return flags;
+export function isFlagged(cell: Pick<Cell, 'flags'>): boolean {
+  return cell.flags.length > 0;
 }
 
-export function flagColumns(flags: readonly CellFlag[]): CellFlagColumns {
-  const has = (f: CellFlag): number => (flags.includes(f) ? 1 : 0);
-  return { faulty: has(CellFlag.Faulty), dirty: has(CellFlag.Dirty), needs_inventory: has(CellFlag.NeedsInventory), blocked: has(CellFlag.Blocked) };
-}
-
-export function isFlagged(row: CellFlagColumns): boolean {
-  return !!(row.faulty || row.dirty || row.needs_inventory || row.blocked);
-}
-
-/** Marketplaces a cell is reserved for; null when every marketplace may use it. */
-export function cellSegment(row: Pick<CellRow, 'segment'>): string[] | null {
-  return row.segment === null ? null : (JSON.parse(row.segment) as string[]);
-}
-
-export function cellServesMarketplace(row: Pick<CellRow, 'segment'>, marketplaceId: string): boolean {
-  const segment = cellSegment(row);
-  return segment === null || segment.includes(marketplaceId);
+export function cellServesMarketplace(cell: Pick<Cell, 'segment'>, marketplaceId: string): boolean {
+  return cell.segment === null || cell.segment.includes(marketplaceId);
 }
 
 function isBoardFamily(value: string | undefined): value is BoardFamily {
@@ -40,15 +16,14 @@ function isBoardFamily(value: string | undefined): value is BoardFamily {
 }
 
 /** The layout the agent works with (`locker.config` command and snapshots). */
-export function lockerConfig(locker: LockerRow, cells: readonly CellRow[]): LockerConfig {
-  const profile = parseProfile(locker.profile);
+export function lockerConfig(locker: Locker, cells: readonly Cell[]): LockerConfig {
   return {
     lockerId: String(locker.id),
     timezone: locker.timezone,
     depth: locker.depth,
     cells: [...cells]
       .sort((a, b) => a.id - b.id)
-      .map((c) => ({ id: c.id, width: c.width, height: c.height, bus: c.bus, board: c.board, lock: c.lock, flags: cellFlags(c) })),
-    ...(isBoardFamily(profile.boardFamily) ? { boardFamily: profile.boardFamily } : {}),
+      .map((c) => ({ id: c.id, width: c.width, height: c.height, bus: c.bus, board: c.board, lock: c.lock, flags: [...c.flags] })),
+    ...(isBoardFamily(locker.profile.boardFamily) ? { boardFamily: locker.profile.boardFamily } : {}),
   };
 }

@@ -6,20 +6,22 @@ import { boxFitsCell } from '../../../shared/src/geometry.js';
 import { sizeParcel } from '../allocation/allocate.js';
 import type { z } from 'zod';
 import type { CapacityRequest, capacityOut, lockerDetailOut, lockerListItemOut } from '../contract/lockers.js';
-import type { CellRow, LockerRow, MarketplaceRow } from '../db/schema.js';
 import { invalidRequest } from '../errors.js';
+import { activeLockers, type Cell, findLocker, type Locker } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
-import { cellSegment, isFlagged } from './cells.js';
+import { isFlagged } from './cells.js';
 import { addDays, localDate } from './locker-time.js';
 import { freeCells, freeCellsOn, loadLockerView, marketplaceCells, type LockerView } from './occupancy.js';
 import { presentWorkTimeProfile } from './present.js';
-import { parseProfile } from './profile.js';
 
 /** Capacity counts are int8 in the spec. */
 const INT8_MAX = 127;
 const int8 = (n: number): number => Math.min(n, INT8_MAX);
 
-function distinctSizes(cells: readonly CellRow[]): { id: number; width: number; height: number }[] {
+/** The calling marketplace: only its id matters here. */
+type Caller = { id: string };
+
+function distinctSizes(cells: readonly Cell[]): { id: number; width: number; height: number }[] {
   const sizes = new Map<string, { width: number; height: number }>();
   for (const c of cells) sizes.set(`${c.width}x${c.height}`, { width: c.width, height: c.height });
   return [...sizes.values()]
@@ -28,17 +30,17 @@ function distinctSizes(cells: readonly CellRow[]): { id: number; width: number; 
 }
 
 /** Informational reads need no lock: a reservation re-reads the view inside its transaction. */
-function lockerView(deps: ServiceDeps, locker: LockerRow): Promise<LockerView> {
+function lockerView(deps: ServiceDeps, locker: Locker): Promise<LockerView> {
   return loadLockerView(deps.cdb.db, locker);
 }
 
-async function knownLocker(deps: ServiceDeps, lockerId: number): Promise<LockerRow> {
-  const locker = await deps.cdb.db.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirst();
+async function knownLocker(deps: ServiceDeps, lockerId: number): Promise<Locker> {
+  const locker = await findLocker(deps.cdb.db, lockerId);
   if (!locker) throw invalidRequest(`postamatId ${lockerId} not found`);
   return locker;
 }
 
-export async function capacity(deps: ServiceDeps, marketplace: MarketplaceRow, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
+export async function capacity(deps: ServiceDeps, marketplace: Caller, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
   const locker = await knownLocker(deps, req.postamatId);
   const view = await lockerView(deps, locker);
   const box = sizeParcel(req.parcelSize, deps.config.allocation).box;
@@ -47,7 +49,7 @@ export async function capacity(deps: ServiceDeps, marketplace: MarketplaceRow, r
   for (let i = 0; i < deps.config.capacityDays; i++) {
     const date = addDays(req.deliveryDate, i);
     const fitting = freeCellsOn(view, marketplace.id, date).filter((c) => boxFitsCell(box, { width: c.width, height: c.height, depth: locker.depth }));
-    answer[date] = { total: int8(fitting.length), totalCapacity, isBroken: !!locker.broken };
+    answer[date] = { total: int8(fitting.length), totalCapacity, isBroken: locker.broken };
   }
   return answer;
 }
@@ -59,19 +61,17 @@ export interface LockerListFilter {
 
 export async function availableLockers(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Caller,
   filter: LockerListFilter,
 ): Promise<z.infer<typeof lockerListItemOut>[]> {
-  let query = deps.cdb.db.selectFrom('lockers').selectAll().where('active', '=', 1).orderBy('id');
-  if (filter.scanner !== undefined) query = query.where('scanner', '=', filter.scanner ? 1 : 0);
-  const lockers = await query.execute();
+  const lockers = await activeLockers(deps.cdb.db, { scanner: filter.scanner });
   const now = deps.clock.now();
   const out: z.infer<typeof lockerListItemOut>[] = [];
   for (const locker of lockers) {
     const view = await lockerView(deps, locker);
     const usable = marketplaceCells(view, marketplace.id);
     if (usable.length === 0) continue;
-    const profile = parseProfile(locker.profile);
+    const { profile } = locker;
     const today = localDate(now, locker.timezone);
     const dayOffs: { day: string; reason: 'full' | 'broken' }[] = [];
     for (let i = 0; i < deps.config.dayOffsDays; i++) {
@@ -100,19 +100,19 @@ export async function availableLockers(
 
 export async function lockerDetail(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Caller,
   lockerId: number,
   cellsType: 0 | 1,
 ): Promise<z.infer<typeof lockerDetailOut>> {
   const locker = await knownLocker(deps, lockerId);
   const view = await lockerView(deps, locker);
-  const profile = parseProfile(locker.profile);
+  const { profile } = locker;
   const usable = marketplaceCells(view, marketplace.id);
   const free = new Set(freeCells(view, marketplace.id).map((c) => c.id));
   const cells = usable
     .filter((c) => cellsType === 0 || free.has(c.id))
     .map((c) => ({ cellId: c.id, size: { width: c.width, height: c.height }, free: free.has(c.id) }));
-  const segmented = view.cells.some((c) => cellSegment(c)?.includes(marketplace.id));
+  const segmented = view.cells.some((c) => c.segment?.includes(marketplace.id));
   const workTimeProfile = presentWorkTimeProfile(locker, profile);
   return {
     id: locker.id,
@@ -129,7 +129,7 @@ export async function lockerDetail(
       cooledCells: profile.equipment.cooledCells,
     },
     mos_regestry_id: profile.mosRegistryId,
-    active: !!locker.active,
+    active: locker.active,
     depth: locker.depth,
     cells,
     ...(segmented

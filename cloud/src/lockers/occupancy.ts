@@ -11,69 +11,36 @@
  * - an inactive or broken locker has no free cells.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
-import type { CellRow, LockerRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
+import type { LockerRow } from '../db/schema.js';
+import { type CellHolder, cellHolders } from '../repositories/occupancy.js';
+import { type Cell, type Locker, cellsOf } from '../repositories/lockers.js';
 import { cellServesMarketplace, isFlagged } from './cells.js';
 import { localDate } from './locker-time.js';
 
-/** Parcel states that occupy a cell. */
-export const CELL_HOLDING_PARCEL_STATES = [ParcelState.Pending, ParcelState.Loaded, ParcelState.AwaitingReturn] as const;
-
-export interface CellHolder {
-  cellId: number;
-  orderId: string;
-  externalId: string;
-  marketplaceId: string;
-  orderState: number;
-  parcelState: string;
-  barcode: string;
-  holdUntil: number | null;
+/** What the view needs of its locker. */
+export interface ViewedLocker {
+  id: number;
+  timezone: string;
+  depth: number;
+  /** Active and not broken: only then has it free cells. */
+  usable: boolean;
 }
 
 export interface LockerView {
-  locker: LockerRow;
-  cells: CellRow[];
+  locker: ViewedLocker;
+  cells: Cell[];
   holders: CellHolder[];
 }
 
-export async function loadLockerView(tx: Tx, locker: LockerRow): Promise<LockerView> {
-  const cells = await tx.selectFrom('cells').selectAll().where('locker_id', '=', locker.id).orderBy('id').execute();
-  const rows = await tx
-    .selectFrom('parcels')
-    .innerJoin('orders', 'orders.id', 'parcels.order_id')
-    .select([
-      'parcels.cell_id',
-      'parcels.barcode',
-      'parcels.state as parcel_state',
-      'parcels.position',
-      'orders.id as order_id',
-      'orders.external_id',
-      'orders.marketplace_id',
-      'orders.state as order_state',
-      'orders.hold_until',
-    ])
-    .where('orders.locker_id', '=', locker.id)
-    .where('parcels.cell_id', 'is not', null)
-    .where('parcels.state', 'in', [...CELL_HOLDING_PARCEL_STATES])
-    .where('orders.state', 'not in', [OrderState.ClientReceived, OrderState.CourierPickedUp, OrderState.Cancelled])
-    .orderBy('orders.created_at')
-    .orderBy('parcels.position')
-    .execute();
-  const holders = rows.map((r) => ({
-    cellId: r.cell_id!,
-    orderId: r.order_id,
-    externalId: r.external_id,
-    marketplaceId: r.marketplace_id,
-    orderState: r.order_state,
-    parcelState: r.parcel_state,
-    barcode: r.barcode,
-    holdUntil: r.hold_until,
-  }));
-  return { locker, cells, holders };
+/** Takes the locker as the repository gives it, or as a row (the orders code still reads rows). */
+export async function loadLockerView(tx: Tx, locker: Locker | LockerRow): Promise<LockerView> {
+  const viewed: ViewedLocker = { id: locker.id, timezone: locker.timezone, depth: locker.depth, usable: !!locker.active && !locker.broken };
+  return { locker: viewed, cells: await cellsOf(tx, locker.id), holders: await cellHolders(tx, locker.id) };
 }
 
 /** Every cell of the locker the marketplace may use, whatever its state. */
-export function marketplaceCells(view: LockerView, marketplaceId: string): CellRow[] {
+export function marketplaceCells(view: LockerView, marketplaceId: string): Cell[] {
   return view.cells.filter((c) => cellServesMarketplace(c, marketplaceId));
 }
 
@@ -82,14 +49,14 @@ function emptiedOnVisit(holder: CellHolder, marketplaceId: string): boolean {
 }
 
 function usable(view: LockerView): boolean {
-  return !!view.locker.active && !view.locker.broken;
+  return view.locker.usable;
 }
 
 /**
  * Cells the marketplace may reserve now. `ownOrderId`: an order whose own reservations count as
  * free (an update re-allocating its parcels).
  */
-export function freeCells(view: LockerView, marketplaceId: string, ownOrderId?: string): CellRow[] {
+export function freeCells(view: LockerView, marketplaceId: string, ownOrderId?: string): Cell[] {
   if (!usable(view)) return [];
   const held = new Set(
     view.holders.filter((h) => !emptiedOnVisit(h, marketplaceId) && h.orderId !== ownOrderId).map((h) => h.cellId),
@@ -101,7 +68,7 @@ export function freeCells(view: LockerView, marketplaceId: string, ownOrderId?: 
  * Cells expected free on a future local date: a reservation or a parcel awaiting return holds its
  * cell on every date; a loaded parcel until the local date of its order's holdUntil (inclusive).
  */
-export function freeCellsOn(view: LockerView, marketplaceId: string, date: string): CellRow[] {
+export function freeCellsOn(view: LockerView, marketplaceId: string, date: string): Cell[] {
   if (!usable(view)) return [];
   const tz = view.locker.timezone;
   const holds = (h: CellHolder): boolean => {

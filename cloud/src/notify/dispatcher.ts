@@ -10,11 +10,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
-import type { NotificationRow } from '../db/schema.js';
 import type { OutboxSignals } from '../outbox/signals.js';
+import { notificationReceiver } from '../repositories/accounts.js';
+import { type ClaimedNotification, claimDue, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
 import { Scheduler, type Job } from '../scheduler.js';
-import { claimDue, nextDueAt, recordDelivered, recordFailed, type FailurePolicy } from './outbox-queue.js';
 import { ReceiverClient } from './receiver-client.js';
+import { failedAttempt, type FailurePolicy } from './retry-policy.js';
 import type { NotifySettings } from './settings.js';
 
 export interface DispatcherDeps {
@@ -107,7 +108,7 @@ export class NotificationDispatcher {
       for (const row of rows) this.#attempt(row);
     }
     if (!this.#client) return;
-    const due = await nextDueAt(cdb);
+    const due = await nextDueAt(cdb.db);
     const poll = this.#settings.pollSeconds * 1000;
     this.#sleep(due === null ? poll : Math.min(poll, Math.max(MIN_SLEEP_MS, due - clock.now())));
   }
@@ -117,7 +118,7 @@ export class NotificationDispatcher {
     this.#job.runIn(ms);
   }
 
-  #attempt(row: NotificationRow): void {
+  #attempt(row: ClaimedNotification): void {
     const client = this.#client!;
     const attempt = this.#deliver(client, row)
       .catch((err: unknown) => this.#log.error({ err, id: row.id }, 'recording a notification attempt failed; it is retried when its lease ends'))
@@ -128,17 +129,19 @@ export class NotificationDispatcher {
     this.#inFlight.add(attempt);
   }
 
-  async #deliver(client: ReceiverClient, row: NotificationRow): Promise<void> {
+  async #deliver(client: ReceiverClient, row: ClaimedNotification): Promise<void> {
     const { cdb, clock } = this.#deps;
-    const marketplace = await cdb.db.selectFrom('marketplaces').selectAll().where('id', '=', row.marketplace_id).executeTakeFirst();
-    const outcome = marketplace ? await client.send(row, marketplace) : ({ ok: false, status: null, error: 'unknown marketplace' } as const);
+    const receiver = await notificationReceiver(cdb.db, row.marketplaceId);
+    const outcome = receiver ? await client.send(row, receiver) : ({ ok: false, status: null, error: 'unknown marketplace' } as const);
     const now = clock.now();
-    const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.order_id, marketplaceId: row.marketplace_id, attempts: row.attempts };
+    const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
     if (outcome.ok) {
-      if (await recordDelivered(cdb, row, now)) this.#log.info(about, 'notification delivered');
+      if (await markDelivered(cdb.db, row, now)) this.#log.info(about, 'notification delivered');
       return;
     }
-    const { failingNow } = await recordFailed(cdb, row, now, outcome, this.#policy);
+    const next = failedAttempt(row, now, this.#policy);
+    const recorded = await markFailed(cdb.db, row, { status: outcome.status, error: outcome.error.slice(0, 500), ...next });
+    const failingNow = recorded && next.failingNow;
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');
     else this.#log.warn(fields, 'notification not delivered; will retry');

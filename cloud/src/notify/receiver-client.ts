@@ -12,7 +12,8 @@ import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { scrubText } from '../../../shared/src/redact.js';
 import type { Clock } from '../clock.js';
-import type { MarketplaceRow, NotificationRow } from '../db/schema.js';
+import type { NotificationReceiver } from '../repositories/accounts.js';
+import type { ClaimedNotification } from '../repositories/notifications.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export type AttemptOutcome = { ok: true; status: 200 } | { ok: false; status: number | null; error: string };
@@ -58,27 +59,27 @@ export class ReceiverClient {
     return agent;
   }
 
-  async send(row: NotificationRow, marketplace: MarketplaceRow): Promise<AttemptOutcome> {
-    if (!marketplace.receiver_url) return failure('no receiver configured for the marketplace');
+  async send(notification: ClaimedNotification, receiver: NotificationReceiver): Promise<AttemptOutcome> {
+    if (!receiver.url) return failure('no receiver configured for the marketplace');
     let url: URL;
     try {
-      url = new URL(`${marketplace.receiver_url.replace(/\/+$/, '')}/${row.kind}`);
+      url = new URL(`${receiver.url.replace(/\/+$/, '')}/${notification.kind}`);
     } catch {
       return failure('receiver URL is not a valid URL');
     }
     if (url.protocol === 'http:' && !this.#opts.allowPlainHttp) return failure('plain http receiver refused (HTTPS required; NOTIFY_ALLOW_HTTP for local demos)');
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return failure(`unsupported receiver protocol ${url.protocol}`);
 
-    const body = marketplace.body_form === 'array' ? `[${row.body}]` : row.body;
-    const headers: Record<string, string> = { 'content-type': 'application/json', [NOTIFICATION_ID_HEADER]: row.uid };
-    if (marketplace.receiver_login !== null) {
-      headers.authorization = `Basic ${Buffer.from(`${marketplace.receiver_login}:${marketplace.receiver_password ?? ''}`, 'utf8').toString('base64')}`;
+    const body = receiver.bodyForm === 'array' ? `[${notification.bodyJson}]` : notification.bodyJson;
+    const headers: Record<string, string> = { 'content-type': 'application/json', [NOTIFICATION_ID_HEADER]: notification.uid };
+    if (receiver.login !== null) {
+      headers.authorization = `Basic ${Buffer.from(`${receiver.login}:${receiver.password ?? ''}`, 'utf8').toString('base64')}`;
     }
-    if (marketplace.hmac_secret) headers[SIGNATURE_HEADER] = signatureHeader(marketplace.hmac_secret, body, Math.floor(this.#opts.clock.now() / 1000));
+    if (receiver.hmacSecret) headers[SIGNATURE_HEADER] = signatureHeader(receiver.hmacSecret, body, Math.floor(this.#opts.clock.now() / 1000));
 
     let dispatcher: Agent;
     try {
-      dispatcher = await this.#dispatcher(url.protocol === 'https:' ? marketplace.receiver_ca_file : null);
+      dispatcher = await this.#dispatcher(url.protocol === 'https:' ? receiver.caFile : null);
     } catch (err) {
       return failure(`receiver CA file unreadable: ${describe(err)}`);
     }

@@ -2,8 +2,8 @@
 import { CELL_FLAGS, type CellFlag } from '../../../shared/src/enums.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { invalidRequest } from '../errors.js';
-import { cellFlags, flagColumns } from '../lockers/cells.js';
 import { recordChange } from '../outbox/record-change.js';
+import { findCell, saveCellFlags } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
 
 export type FlagChanges = Partial<Record<CellFlag, boolean>>;
@@ -16,13 +16,13 @@ export interface CellFlagsAnswer {
 
 export async function setCellFlags(deps: ServiceDeps, lockerId: number, cellId: number, changes: FlagChanges): Promise<CellFlagsAnswer> {
   const outcome = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
-    const cell = await tx.selectFrom('cells').selectAll().where('locker_id', '=', lockerId).where('id', '=', cellId).executeTakeFirst();
+    const cell = await findCell(tx, lockerId, cellId);
     if (!cell) throw invalidRequest(`cell ${cellId} of postamat ${lockerId} not found`);
-    const before = cellFlags(cell);
+    const before = cell.flags;
     const after = CELL_FLAGS.filter((f) => changes[f] ?? before.includes(f));
     if (after.join() === before.join()) return { flags: after, changed: false };
     const now = deps.clock.now();
-    await tx.updateTable('cells').set({ ...flagColumns(after), updated_at: now }).where('locker_id', '=', lockerId).where('id', '=', cellId).execute();
+    await saveCellFlags(tx, lockerId, cellId, after, now);
     await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.flags', cellId, flags: after } }] });
     return { flags: after, changed: true };
   });

@@ -9,6 +9,7 @@ import { CELL_OPEN_MAX_AGE_MS, type CellOpenReason } from '../../../shared/src/p
 import { lockerTransaction } from '../db/transaction.js';
 import { invalidRequest } from '../errors.js';
 import { recordChange } from '../outbox/record-change.js';
+import { announcedCommandTypes, findCell } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
 
 export const CELL_OPEN_DEFAULT_MAX_AGE_SECONDS = 300;
@@ -26,21 +27,21 @@ export interface CellOpenAnswer {
   notAfter: number;
 }
 
-function acceptsCellOpen(commandTypes: string | null): boolean {
-  return commandTypes !== null && (JSON.parse(commandTypes) as string[]).includes('cell.open');
+function acceptsCellOpen(commandTypes: readonly string[] | null): boolean {
+  return commandTypes !== null && commandTypes.includes('cell.open');
 }
 
 export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellId: number, req: CellOpenRequest): Promise<CellOpenAnswer> {
   const now = deps.clock.now();
   const notAfter = now + req.maxAgeSeconds * 1000;
   const cseq = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
-    const locker = await tx.selectFrom('lockers').select('command_types').where('id', '=', lockerId).executeTakeFirst();
-    if (!locker) throw invalidRequest(`locker ${lockerId} not found`);
-    if (!acceptsCellOpen(locker.command_types)) {
+    const commandTypes = await announcedCommandTypes(tx, lockerId);
+    if (commandTypes === undefined) throw invalidRequest(`locker ${lockerId} not found`);
+    if (!acceptsCellOpen(commandTypes)) {
       // An agent that does not know the command would refuse the whole batch, over and over.
       throw invalidRequest(`locker ${lockerId} has not announced cell.open (its agent is older, or has not connected since)`);
     }
-    const cell = await tx.selectFrom('cells').select('id').where('locker_id', '=', lockerId).where('id', '=', cellId).executeTakeFirst();
+    const cell = await findCell(tx, lockerId, cellId);
     if (!cell) throw invalidRequest(`cell ${cellId} of locker ${lockerId} not found`);
     const [seq] = await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.open', cellId, reason: req.reason, notAfter } }] });
     return seq!;

@@ -5,12 +5,12 @@
  */
 import type { CloudDatabase } from '../db/database.js';
 import { type Tx, lockerTransaction } from '../db/transaction.js';
+import { lockLockerUnlessHeld } from '../repositories/locker-stream.js';
 
 /** Runs `fn` holding the locker's row; undefined when another transaction holds it. */
 export async function withClaimedLocker<T>(cdb: CloudDatabase, lockerId: number, fn: (tx: Tx) => Promise<T>): Promise<T | undefined> {
   if (cdb.engine === 'sqlite') return lockerTransaction(cdb, [lockerId], fn);
   return cdb.db.transaction().execute(async (tx) => {
-    const row = await tx.selectFrom('lockers').select('id').where('id', '=', lockerId).forUpdate().skipLocked().executeTakeFirst();
-    return row ? fn(tx) : undefined;
+    return (await lockLockerUnlessHeld(tx, lockerId)) ? fn(tx) : undefined;
   });
 }

@@ -9,6 +9,14 @@
  */
 import type { Command, Snapshot } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
+import {
+  commandLogged,
+  commandsBetween,
+  continueStreamAfter,
+  downCursor,
+  setApplied,
+  setSent,
+} from '../repositories/locker-stream.js';
 
 export type DownPlan =
   | { kind: 'none' }
@@ -23,43 +31,6 @@ export interface DownLimits {
   /** Most commands published and not yet acked per locker. */
   windowSize: number;
   resendAfterMs: number;
-}
-
-interface StreamRow {
-  next_cseq: number;
-  applied_cseq: number;
-  sent_cseq: number;
-  sent_at: number | null;
-}
-
-async function readStream(tx: Tx, lockerId: number): Promise<StreamRow | undefined> {
-  return tx
-    .selectFrom('lockers')
-    .select(['next_cseq', 'applied_cseq', 'sent_cseq', 'sent_at'])
-    .where('id', '=', lockerId)
-    .executeTakeFirst();
-}
-
-async function readCommands(tx: Tx, lockerId: number, after: number, upTo: number): Promise<Command[]> {
-  const rows = await tx
-    .selectFrom('locker_commands')
-    .select(['cseq', 'body', 'created_at'])
-    .where('locker_id', '=', lockerId)
-    .where('cseq', '>', after)
-    .where('cseq', '<=', upTo)
-    .orderBy('cseq')
-    .execute();
-  return rows.map((r) => ({ ...(JSON.parse(r.body) as object), cseq: r.cseq, at: r.created_at }) as Command);
-}
-
-async function logReaches(tx: Tx, lockerId: number, cseq: number): Promise<boolean> {
-  const row = await tx
-    .selectFrom('locker_commands')
-    .select('cseq')
-    .where('locker_id', '=', lockerId)
-    .where('cseq', '=', cseq)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export interface HelloDown {
@@ -82,35 +53,31 @@ export async function planHelloReplay(
   limits: DownLimits,
   buildSnapshot: SnapshotBuilder,
 ): Promise<HelloDown | null> {
-  const row = await readStream(tx, lockerId);
+  const row = await downCursor(tx, lockerId);
   if (!row) return null;
-  const last = row.next_cseq - 1;
+  const last = row.nextCseq - 1;
   const snapshotAt = async (cseq: number, reason: SnapshotReason): Promise<DownPlan> => {
-    await tx.updateTable('lockers').set({ sent_cseq: cseq, sent_at: now }).where('id', '=', lockerId).execute();
+    await setSent(tx, lockerId, cseq, now);
     return { kind: 'snapshot', snapshot: await buildSnapshot(tx, lockerId, cseq), reason };
   };
 
   if (appliedCseq > last) {
-    await tx
-      .updateTable('lockers')
-      .set({ next_cseq: appliedCseq + 1, applied_cseq: appliedCseq })
-      .where('id', '=', lockerId)
-      .execute();
+    await continueStreamAfter(tx, lockerId, appliedCseq);
     return { plan: await snapshotAt(appliedCseq, 'agent-ahead'), advancedTo: appliedCseq };
   }
-  if (appliedCseq < row.applied_cseq) {
+  if (appliedCseq < row.appliedCseq) {
     return { plan: await snapshotAt(last, 'agent-behind-its-ack'), advancedTo: null };
   }
-  const advancedTo = appliedCseq > row.applied_cseq ? appliedCseq : null;
-  if (advancedTo !== null) await tx.updateTable('lockers').set({ applied_cseq: appliedCseq }).where('id', '=', lockerId).execute();
+  const advancedTo = appliedCseq > row.appliedCseq ? appliedCseq : null;
+  if (advancedTo !== null) await setApplied(tx, lockerId, appliedCseq);
   if (appliedCseq === last) {
-    await tx.updateTable('lockers').set({ sent_cseq: appliedCseq, sent_at: now }).where('id', '=', lockerId).execute();
+    await setSent(tx, lockerId, appliedCseq, now);
     return { plan: { kind: 'none' }, advancedTo };
   }
-  if (!(await logReaches(tx, lockerId, appliedCseq + 1))) return { plan: await snapshotAt(last, 'log-trimmed'), advancedTo };
+  if (!(await commandLogged(tx, lockerId, appliedCseq + 1))) return { plan: await snapshotAt(last, 'log-trimmed'), advancedTo };
   const upTo = Math.min(last, appliedCseq + limits.windowSize);
-  await tx.updateTable('lockers').set({ sent_cseq: upTo, sent_at: now }).where('id', '=', lockerId).execute();
-  return { plan: { kind: 'commands', commands: await readCommands(tx, lockerId, appliedCseq, upTo) }, advancedTo };
+  await setSent(tx, lockerId, upTo, now);
+  return { plan: { kind: 'commands', commands: await commandsBetween(tx, lockerId, appliedCseq, upTo) }, advancedTo };
 }
 
 /**
@@ -118,13 +85,9 @@ export async function planHelloReplay(
  * nothing (a stale or duplicate ack) or named a cseq the cloud never wrote.
  */
 export async function recordCommandAck(tx: Tx, lockerId: number, appliedCseq: number, now: number): Promise<number | null> {
-  const row = await readStream(tx, lockerId);
-  if (!row || appliedCseq <= row.applied_cseq || appliedCseq > row.next_cseq - 1) return null;
-  await tx
-    .updateTable('lockers')
-    .set({ applied_cseq: appliedCseq, sent_cseq: Math.max(row.sent_cseq, appliedCseq), sent_at: now })
-    .where('id', '=', lockerId)
-    .execute();
+  const row = await downCursor(tx, lockerId);
+  if (!row || appliedCseq <= row.appliedCseq || appliedCseq > row.nextCseq - 1) return null;
+  await setApplied(tx, lockerId, appliedCseq, { sentCseq: Math.max(row.sentCseq, appliedCseq), sentAt: now });
   return appliedCseq;
 }
 
@@ -139,48 +102,20 @@ export async function planPush(
   limits: DownLimits,
   buildSnapshot: SnapshotBuilder,
 ): Promise<DownPlan> {
-  const row = await readStream(tx, lockerId);
+  const row = await downCursor(tx, lockerId);
   if (!row) return { kind: 'none' };
-  const last = row.next_cseq - 1;
-  if (last <= row.applied_cseq) return { kind: 'none' };
-  const stalled = row.sent_cseq > row.applied_cseq && (row.sent_at === null || now - row.sent_at >= limits.resendAfterMs);
-  const fresh = row.sent_cseq <= row.applied_cseq || stalled;
-  const from = fresh ? row.applied_cseq : row.sent_cseq;
-  const upTo = Math.min(last, row.applied_cseq + limits.windowSize);
+  const last = row.nextCseq - 1;
+  if (last <= row.appliedCseq) return { kind: 'none' };
+  const stalled = row.sentCseq > row.appliedCseq && (row.sentAt === null || now - row.sentAt >= limits.resendAfterMs);
+  const fresh = row.sentCseq <= row.appliedCseq || stalled;
+  const from = fresh ? row.appliedCseq : row.sentCseq;
+  const upTo = Math.min(last, row.appliedCseq + limits.windowSize);
   if (from >= upTo) return { kind: 'none' };
-  const sentAt = fresh ? now : row.sent_at;
-  if (!(await logReaches(tx, lockerId, from + 1))) {
-    await tx.updateTable('lockers').set({ sent_cseq: last, sent_at: now }).where('id', '=', lockerId).execute();
+  const sentAt = fresh ? now : row.sentAt;
+  if (!(await commandLogged(tx, lockerId, from + 1))) {
+    await setSent(tx, lockerId, last, now);
     return { kind: 'snapshot', snapshot: await buildSnapshot(tx, lockerId, last), reason: 'log-trimmed' };
   }
-  await tx.updateTable('lockers').set({ sent_cseq: upTo, sent_at: sentAt }).where('id', '=', lockerId).execute();
-  return { kind: 'commands', commands: await readCommands(tx, lockerId, from, upTo) };
-}
-
-/**
- * Deletes commands the agent has applied and that are older than the retention. An agent that
- * later reports an older position (restored from a backup) then gets a snapshot instead.
- */
-export async function trimCommandLog(tx: Tx, olderThan: number): Promise<number> {
-  const result = await tx
-    .deleteFrom('locker_commands')
-    .where('created_at', '<', olderThan)
-    .where((eb) =>
-      eb('cseq', '<=', eb.selectFrom('lockers').select('lockers.applied_cseq').whereRef('lockers.id', '=', 'locker_commands.locker_id')),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** Lockers the poll should look at: online, hello said, with commands the agent has not acked. */
-export async function lockersWithPendingCommands(tx: Tx): Promise<number[]> {
-  const rows = await tx
-    .selectFrom('lockers')
-    .select('id')
-    .where('online', '=', 1)
-    .whereRef('hello_conn', '=', 'presence_conn')
-    .where((eb) => eb('applied_cseq', '<', eb('next_cseq', '-', 1)))
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => r.id);
+  await setSent(tx, lockerId, upTo, sentAt);
+  return { kind: 'commands', commands: await commandsBetween(tx, lockerId, from, upTo) };
 }

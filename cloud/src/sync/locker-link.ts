@@ -25,15 +25,21 @@ import { CloudMqttClient, type MqttEndpoint } from './cloud-mqtt-client.js';
 import {
   type DownPlan,
   type SnapshotBuilder,
-  lockersWithPendingCommands,
   planHelloReplay,
   planPush,
   recordCommandAck,
-  trimCommandLog,
 } from './down-stream.js';
 import type { LockerLinkHooks } from './hooks.js';
+import {
+  deleteAppliedCommands,
+  helloConn,
+  linkPresence,
+  lockersAwaitingCommands,
+  saveHello,
+  savePresence,
+  setLastSeen,
+} from '../repositories/locker-stream.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { recordHello, recordPresence, touchLocker } from './presence.js';
 import { lockerSnapshotBuilder } from './snapshot.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
 
@@ -190,7 +196,7 @@ export class LockerLink {
   async #poll(): Promise<void> {
     if (!this.#running) return;
     try {
-      const ids = await lockersWithPendingCommands(this.#deps.db.db);
+      const ids = await lockersAwaitingCommands(this.#deps.db.db);
       await Promise.all(ids.map((id) => this.#queue.run(id, () => this.#push(id))));
     } catch (err) {
       this.#log.error({ err }, 'locker link poll failed');
@@ -200,7 +206,7 @@ export class LockerLink {
   /** Deletes applied commands older than the retention; returns how many. */
   async trimOnce(): Promise<number> {
     const olderThan = this.#deps.clock.now() - this.#opts.logRetentionMs;
-    const n = await transaction(this.#deps.db, (tx) => trimCommandLog(tx, olderThan));
+    const n = await transaction(this.#deps.db, (tx) => deleteAppliedCommands(tx, olderThan));
     if (n > 0) this.#log.info({ deleted: n }, 'trimmed applied commands from the log');
     return n;
   }
@@ -267,9 +273,9 @@ export class LockerLink {
     const out = await lockerTransaction(this.#deps.db, [lockerId], async (tx) => {
       const up = await reconcileAgentAck(tx, lockerId, hello.ackedDseq);
       if (!up) return null;
-      await recordPresence(tx, lockerId, hello.conn, true, now);
-      await recordHello(tx, lockerId, hello.conn, hello.commandTypes);
-      await touchLocker(tx, lockerId, now);
+      await savePresence(tx, lockerId, hello.conn, true, now);
+      await saveHello(tx, lockerId, hello.conn, hello.commandTypes);
+      await setLastSeen(tx, lockerId, now);
       const down = await planHelloReplay(tx, lockerId, hello.appliedCseq, now, this.#opts, this.#buildSnapshot);
       return down ? { up, down } : null;
     });
@@ -308,14 +314,13 @@ export class LockerLink {
 
   /** The connection whose hello was answered last: an ack names it, so the agent knows its hello arrived. */
   async #helloConn(lockerId: number): Promise<number> {
-    const row = await this.#deps.db.db.selectFrom('lockers').select('hello_conn').where('id', '=', lockerId).executeTakeFirst();
-    return row?.hello_conn ?? 0;
+    return helloConn(this.#deps.db.db, lockerId);
   }
 
   async #onCommandAck(lockerId: number, appliedCseq: number): Promise<void> {
     const now = this.#deps.clock.now();
     const advanced = await lockerTransaction(this.#deps.db, [lockerId], async (tx) => {
-      await touchLocker(tx, lockerId, now);
+      await setLastSeen(tx, lockerId, now);
       return recordCommandAck(tx, lockerId, appliedCseq, now);
     });
     if (advanced === null) return;
@@ -325,7 +330,7 @@ export class LockerLink {
 
   async #onPresence(lockerId: number, presence: Presence): Promise<void> {
     const now = this.#deps.clock.now();
-    const changed = await transaction(this.#deps.db, (tx) => recordPresence(tx, lockerId, presence.conn, presence.online, now));
+    const changed = await transaction(this.#deps.db, (tx) => savePresence(tx, lockerId, presence.conn, presence.online, now));
     if (changed) this.#log.info({ lockerId, online: presence.online, conn: presence.conn }, 'locker presence');
   }
 
@@ -337,9 +342,9 @@ export class LockerLink {
     if (!this.#running || !this.#mqtt?.ready) return;
     const now = this.#deps.clock.now();
     const plan = await withClaimedLocker(this.#deps.db, lockerId, async (tx) => {
-      const row = await tx.selectFrom('lockers').select(['online', 'presence_conn', 'hello_conn']).where('id', '=', lockerId).executeTakeFirst();
+      const presence = await linkPresence(tx, lockerId);
       // Only to a connection that is up and has told its position.
-      if (!row?.online || row.hello_conn !== row.presence_conn) return { kind: 'none' } as const;
+      if (!presence?.online || presence.helloConn !== presence.presenceConn) return { kind: 'none' } as const;
       return planPush(tx, lockerId, now, this.#opts, this.#buildSnapshot);
     });
     if (plan && plan.kind !== 'none') {

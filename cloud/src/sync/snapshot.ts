@@ -9,6 +9,9 @@ import type { Clock } from '../clock.js';
 import type { Tx } from '../db/transaction.js';
 import { lockerConfig } from '../lockers/cells.js';
 import { orderIntent, type ReservationRule } from '../orders/intent.js';
+import { marketplacesOfPartners } from '../repositories/accounts.js';
+import { activeGrants } from '../repositories/couriers.js';
+import { cellsOf, findLocker } from '../repositories/lockers.js';
 import type { SnapshotBuilder } from './down-stream.js';
 
 async function activeOrders(tx: Tx, lockerId: number, rule: ReservationRule | undefined): Promise<OrderIntent[]> {
@@ -29,36 +32,25 @@ async function activeOrders(tx: Tx, lockerId: number, rule: ReservationRule | un
 }
 
 async function validGrants(tx: Tx, lockerId: number, now: number): Promise<CourierGrant[]> {
-  const rows = await tx
-    .selectFrom('route_sheet_lockers as rsl')
-    .innerJoin('route_sheets as rs', 'rs.id', 'rsl.route_sheet_id')
-    .select(['rsl.route_sheet_id', 'rsl.code_hash', 'rsl.valid_until', 'rs.partner_id', 'rs.courier_id'])
-    .where('rsl.locker_id', '=', lockerId)
-    .where('rsl.valid_until', '>', now)
-    .orderBy('rsl.route_sheet_id')
-    .execute();
-  if (rows.length === 0) return [];
-  const links = await tx
-    .selectFrom('partner_marketplaces')
-    .select(['partner_id', 'marketplace_id'])
-    .where('partner_id', 'in', [...new Set(rows.map((r) => r.partner_id))])
-    .orderBy('marketplace_id')
-    .execute();
+  const grants = await activeGrants(tx, lockerId, now);
+  if (grants.length === 0) return [];
+  const marketplaces = await marketplacesOfPartners(tx, [...new Set(grants.map((g) => g.partnerId))]);
   // The same grant as the route sheet's `courier.grant` command (cloud/src/couriers/route-sheet.ts).
-  return rows.map((r) => ({
-    grantId: `${r.route_sheet_id}:${lockerId}`,
-    codeHash: r.code_hash,
-    validUntil: r.valid_until,
-    marketplaceIds: links.filter((l) => l.partner_id === r.partner_id).map((l) => l.marketplace_id),
-    courierRef: r.courier_id,
+  return grants.map((g) => ({
+    grantId: `${g.routeSheetId}:${lockerId}`,
+    codeHash: g.codeHash,
+    validUntil: g.validUntil,
+    marketplaceIds: marketplaces.get(g.partnerId) ?? [],
+    courierRef: g.courierId,
   }));
 }
 
 /** `reservationGraceMinutes`: the cloud's release grace, for each order's `loadableUntil` (none without it). */
 export function lockerSnapshotBuilder(clock: Clock, reservationGraceMinutes?: number): SnapshotBuilder {
   return async (tx, lockerId, cseq): Promise<Snapshot> => {
-    const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
-    const cells = await tx.selectFrom('cells').selectAll().where('locker_id', '=', lockerId).execute();
+    const locker = await findLocker(tx, lockerId);
+    if (!locker) throw new Error(`no locker ${lockerId} to snapshot`);
+    const cells = await cellsOf(tx, lockerId);
     return {
       cseq,
       config: lockerConfig(locker, cells),

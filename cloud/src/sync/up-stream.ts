@@ -7,6 +7,7 @@
 import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { CloudDatabase } from '../db/database.js';
 import { type Tx, lockerTransaction } from '../db/transaction.js';
+import { ackedDseq, insertInboxEvent, setAckedDseq } from '../repositories/locker-stream.js';
 
 /**
  * The domain's reaction to one physical fact, inside the event's transaction (use only `tx`).
@@ -36,23 +37,17 @@ async function applyOne(
   applyEvent: ApplyEvent,
 ): Promise<{ outcome: EventOutcome; ackedDseq: number; commandsFor: readonly number[] }> {
   return lockerTransaction(cdb, [lockerId], async (tx) => {
-    const row = await tx.selectFrom('lockers').select('acked_dseq').where('id', '=', lockerId).executeTakeFirst();
-    if (!row) return { outcome: 'unknown-locker', ackedDseq: 0, commandsFor: [] };
-    if (event.dseq <= row.acked_dseq) return { outcome: 'duplicate', ackedDseq: row.acked_dseq, commandsFor: [] };
-    if (event.dseq !== row.acked_dseq + 1) return { outcome: 'gap', ackedDseq: row.acked_dseq, commandsFor: [] };
-    const { dseq, at, ...body } = event;
-    const inserted = await tx
-      .insertInto('inbox_events')
-      .values({ locker_id: lockerId, dseq, type: event.type, body: JSON.stringify(body), occurred_at: at, received_at: receivedAt })
-      .onConflict((oc) => oc.columns(['locker_id', 'dseq']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const acked = await ackedDseq(tx, lockerId);
+    if (acked === undefined) return { outcome: 'unknown-locker', ackedDseq: 0, commandsFor: [] };
+    if (event.dseq <= acked) return { outcome: 'duplicate', ackedDseq: acked, commandsFor: [] };
+    if (event.dseq !== acked + 1) return { outcome: 'gap', ackedDseq: acked, commandsFor: [] };
+    if (!(await insertInboxEvent(tx, lockerId, event, receivedAt))) {
       // An inbox row above acked_dseq: never written by this code; keep the stream where it is.
-      throw new Error(`inbox already holds event ${dseq} of locker ${lockerId} above its acked_dseq ${row.acked_dseq}`);
+      throw new Error(`inbox already holds event ${event.dseq} of locker ${lockerId} above its acked_dseq ${acked}`);
     }
     const effect = await applyEvent(tx, lockerId, event);
-    await tx.updateTable('lockers').set({ acked_dseq: dseq, last_seen_at: receivedAt }).where('id', '=', lockerId).execute();
-    return { outcome: 'applied', ackedDseq: dseq, commandsFor: effect?.commandsFor ?? [] };
+    await setAckedDseq(tx, lockerId, event.dseq, receivedAt);
+    return { outcome: 'applied', ackedDseq: event.dseq, commandsFor: effect?.commandsFor ?? [] };
   });
 }
 
@@ -92,13 +87,8 @@ export async function applyEvents(
       break;
     }
   }
-  if (!known) result.ackedDseq = await currentAckedDseq(cdb, lockerId);
+  if (!known) result.ackedDseq = (await ackedDseq(cdb.db, lockerId)) ?? 0;
   return result;
-}
-
-async function currentAckedDseq(cdb: CloudDatabase, lockerId: number): Promise<number> {
-  const row = await cdb.db.selectFrom('lockers').select('acked_dseq').where('id', '=', lockerId).executeTakeFirst();
-  return row?.acked_dseq ?? 0;
 }
 
 /**
@@ -111,9 +101,9 @@ export async function reconcileAgentAck(
   lockerId: number,
   agentAckedDseq: number,
 ): Promise<{ ackedDseq: number; lost: { from: number; to: number } | null } | null> {
-  const row = await tx.selectFrom('lockers').select('acked_dseq').where('id', '=', lockerId).executeTakeFirst();
-  if (!row) return null;
-  if (agentAckedDseq <= row.acked_dseq) return { ackedDseq: row.acked_dseq, lost: null };
-  await tx.updateTable('lockers').set({ acked_dseq: agentAckedDseq }).where('id', '=', lockerId).execute();
-  return { ackedDseq: agentAckedDseq, lost: { from: row.acked_dseq + 1, to: agentAckedDseq } };
+  const acked = await ackedDseq(tx, lockerId);
+  if (acked === undefined) return null;
+  if (agentAckedDseq <= acked) return { ackedDseq: acked, lost: null };
+  await setAckedDseq(tx, lockerId, agentAckedDseq);
+  return { ackedDseq: agentAckedDseq, lost: { from: acked + 1, to: agentAckedDseq } };
 }

@@ -1,7 +1,7 @@
 /** Liveness and database reachability for load balancers. */
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { pingDatabase } from '../../db/database.js';
 import type { ServiceDeps } from '../../services.js';
 
 export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
@@ -15,7 +15,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
       },
     },
     async () => {
-      await sql`select 1`.execute(deps.cdb.db);
+      await pingDatabase(deps.cdb);
       return { status: 'ok' as const, database: deps.cdb.engine };
     },
   );

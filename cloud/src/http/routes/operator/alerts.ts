@@ -41,15 +41,15 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } }
       return {
         alerts: rows.map((r) => ({
           id: r.id,
-          postamatId: r.locker_id,
+          postamatId: r.lockerId,
           dseq: r.dseq,
           kind: r.kind,
           severity: r.severity,
-          cellId: r.cell_id,
-          orderId: r.order_id,
-          detail: JSON.parse(r.detail) as unknown,
-          occurredAt: iso(r.occurred_at),
-          receivedAt: iso(r.received_at),
+          cellId: r.cellId,
+          orderId: r.orderId,
+          detail: r.detail,
+          occurredAt: iso(r.occurredAt),
+          receivedAt: iso(r.receivedAt),
         })),
       };
     },

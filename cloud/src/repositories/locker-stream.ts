@@ -1,0 +1,176 @@
+/**
+ * A locker's two streams in the database: the command log (locker_commands) with its cursors on
+ * the locker row (next, applied, sent), the inbox of the locker's events (inbox_events) with
+ * `acked_dseq`, and the locker's presence and hello. Every function takes the executor the
+ * caller holds; callers that change a stream hold the locker's row (lockerTransaction).
+ */
+import type { Command, LockerEvent } from '../../../shared/src/protocol.js';
+import type { Tx } from '../db/transaction.js';
+
+/** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
+export interface DownCursor {
+  nextCseq: number;
+  appliedCseq: number;
+  /** Highest cseq published since the agent's last hello. */
+  sentCseq: number;
+  /** When the agent last made progress (a fresh send or an advancing ack). */
+  sentAt: number | null;
+}
+
+/** The locker's connection as the link knows it. */
+export interface LinkPresence {
+  online: boolean;
+  /** Highest connection counter seen. */
+  presenceConn: number;
+  /** Connection counter of the last hello answered. */
+  helloConn: number;
+}
+
+export async function downCursor(db: Tx, lockerId: number): Promise<DownCursor | undefined> {
+  const row = await db.selectFrom('lockers').select(['next_cseq', 'applied_cseq', 'sent_cseq', 'sent_at']).where('id', '=', lockerId).executeTakeFirst();
+  return row && { nextCseq: row.next_cseq, appliedCseq: row.applied_cseq, sentCseq: row.sent_cseq, sentAt: row.sent_at };
+}
+
+/** Moves the send cursor. */
+export async function setSent(db: Tx, lockerId: number, sentCseq: number, sentAt: number | null): Promise<void> {
+  await db.updateTable('lockers').set({ sent_cseq: sentCseq, sent_at: sentAt }).where('id', '=', lockerId).execute();
+}
+
+/** Records the agent's cumulative ack; with `sent`, moves the send cursor in the same write. */
+export async function setApplied(db: Tx, lockerId: number, appliedCseq: number, sent?: { sentCseq: number; sentAt: number }): Promise<void> {
+  await db
+    .updateTable('lockers')
+    .set({ applied_cseq: appliedCseq, ...(sent ? { sent_cseq: sent.sentCseq, sent_at: sent.sentAt } : {}) })
+    .where('id', '=', lockerId)
+    .execute();
+}
+
+/** Continues the stream after `cseq`, which the agent has applied (the cloud's log ended before it). */
+export async function continueStreamAfter(db: Tx, lockerId: number, cseq: number): Promise<void> {
+  await db.updateTable('lockers').set({ next_cseq: cseq + 1, applied_cseq: cseq }).where('id', '=', lockerId).execute();
+}
+
+/** The logged commands with after < cseq <= upTo, in cseq order. */
+export async function commandsBetween(db: Tx, lockerId: number, after: number, upTo: number): Promise<Command[]> {
+  const rows = await db
+    .selectFrom('locker_commands')
+    .select(['cseq', 'body', 'created_at'])
+    .where('locker_id', '=', lockerId)
+    .where('cseq', '>', after)
+    .where('cseq', '<=', upTo)
+    .orderBy('cseq')
+    .execute();
+  return rows.map((r) => ({ ...(JSON.parse(r.body) as object), cseq: r.cseq, at: r.created_at }) as Command);
+}
+
+/** Whether the log still holds the command `cseq`. */
+export async function commandLogged(db: Tx, lockerId: number, cseq: number): Promise<boolean> {
+  const row = await db.selectFrom('locker_commands').select('cseq').where('locker_id', '=', lockerId).where('cseq', '=', cseq).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes commands created before `olderThan` that their locker has applied; the count. */
+export async function deleteAppliedCommands(db: Tx, olderThan: number): Promise<number> {
+  const result = await db
+    .deleteFrom('locker_commands')
+    .where('created_at', '<', olderThan)
+    .where((eb) =>
+      eb('cseq', '<=', eb.selectFrom('lockers').select('lockers.applied_cseq').whereRef('lockers.id', '=', 'locker_commands.locker_id')),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Online lockers whose current connection said hello and that have commands not acked, by id. */
+export async function lockersAwaitingCommands(db: Tx): Promise<number[]> {
+  const rows = await db
+    .selectFrom('lockers')
+    .select('id')
+    .where('online', '=', 1)
+    .whereRef('hello_conn', '=', 'presence_conn')
+    .where((eb) => eb('applied_cseq', '<', eb('next_cseq', '-', 1)))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The highest dseq of the locker's events the cloud applied; undefined: no such locker. */
+export async function ackedDseq(db: Tx, lockerId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('lockers').select('acked_dseq').where('id', '=', lockerId).executeTakeFirst();
+  return row?.acked_dseq;
+}
+
+/** Sets acked_dseq; with `seenAt`, the locker was seen then too. */
+export async function setAckedDseq(db: Tx, lockerId: number, dseq: number, seenAt?: number): Promise<void> {
+  await db
+    .updateTable('lockers')
+    .set({ acked_dseq: dseq, ...(seenAt !== undefined ? { last_seen_at: seenAt } : {}) })
+    .where('id', '=', lockerId)
+    .execute();
+}
+
+/** Keeps the event in the inbox; false when the inbox already holds its (locker, dseq). */
+export async function insertInboxEvent(db: Tx, lockerId: number, event: LockerEvent, receivedAt: number): Promise<boolean> {
+  const { dseq, at, ...body } = event;
+  const inserted = await db
+    .insertInto('inbox_events')
+    .values({ locker_id: lockerId, dseq, type: event.type, body: JSON.stringify(body), occurred_at: at, received_at: receivedAt })
+    .onConflict((oc) => oc.columns(['locker_id', 'dseq']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export async function linkPresence(db: Tx, lockerId: number): Promise<LinkPresence | undefined> {
+  const row = await db.selectFrom('lockers').select(['online', 'presence_conn', 'hello_conn']).where('id', '=', lockerId).executeTakeFirst();
+  return row && { online: !!row.online, presenceConn: row.presence_conn, helloConn: row.hello_conn };
+}
+
+/** Connection counter of the last hello answered (0: none, or no such locker). */
+export async function helloConn(db: Tx, lockerId: number): Promise<number> {
+  const row = await db.selectFrom('lockers').select('hello_conn').where('id', '=', lockerId).executeTakeFirst();
+  return row?.hello_conn ?? 0;
+}
+
+/**
+ * Stores a presence message unless it is older. `presence_conn` is the highest connection counter
+ * seen and `online` whether that connection is up: a lower counter never overrides a higher one;
+ * for the same counter offline (the last will) wins over online (the birth), whatever the order
+ * in which they arrive. True when the stored presence changed.
+ */
+export async function savePresence(db: Tx, lockerId: number, conn: number, online: boolean, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('lockers')
+    .set({ presence_conn: conn, online: online ? 1 : 0, last_seen_at: at })
+    .where('id', '=', lockerId)
+    .where((eb) =>
+      online
+        ? eb('presence_conn', '<', conn)
+        : eb.or([eb('presence_conn', '<', conn), eb.and([eb('presence_conn', '=', conn), eb('online', '=', 1)])]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Any message from the locker proves it is reachable now. */
+export async function setLastSeen(db: Tx, lockerId: number, at: number): Promise<void> {
+  await db.updateTable('lockers').set({ last_seen_at: at }).where('id', '=', lockerId).execute();
+}
+
+/**
+ * Records the hello of connection `conn` and the command types it announced, unless a newer
+ * connection is known: commands are pushed only once the current connection's position is known.
+ */
+export async function saveHello(db: Tx, lockerId: number, conn: number, commandTypes?: readonly string[]): Promise<void> {
+  await db
+    .updateTable('lockers')
+    .set({ hello_conn: conn, command_types: commandTypes ? JSON.stringify(commandTypes) : null })
+    .where('id', '=', lockerId)
+    .where('presence_conn', '<=', conn)
+    .execute();
+}
+
+/** PostgreSQL: takes the locker's row lock unless another transaction holds it; false then (or when no such locker). */
+export async function lockLockerUnlessHeld(db: Tx, lockerId: number): Promise<boolean> {
+  const row = await db.selectFrom('lockers').select('id').where('id', '=', lockerId).forUpdate().skipLocked().executeTakeFirst();
+  return row !== undefined;
+}

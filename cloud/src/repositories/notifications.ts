@@ -1,0 +1,225 @@
+/**
+ * The notifications outbox (table notifications) as a delivery queue and as operators see it.
+ * Per order only the oldest undelivered notification (its head) may be attempted, so an order's
+ * notifications arrive in the order they happened and an undelivered one holds back the later
+ * ones of its order only. Claiming a head moves its next_attempt_at to a lease deadline in one
+ * short transaction (PostgreSQL: FOR UPDATE SKIP LOCKED, so processes never wait for or take
+ * each other's rows; SQLite: one process, BEGIN IMMEDIATE). The lease value doubles as the
+ * claim's token: an attempt records its outcome only while its lease is still the row's, and a
+ * process killed mid-attempt leaves a row that becomes due again when the lease runs out.
+ */
+import type { ExpressionBuilder } from 'kysely';
+import type { CloudDatabase } from '../db/database.js';
+import type { Database, NotificationRow } from '../db/schema.js';
+import { transaction, type Tx } from '../db/transaction.js';
+
+/** A notification claimed for one delivery attempt. */
+export interface ClaimedNotification {
+  id: number;
+  /** Stable id sent in a header so receivers can deduplicate. */
+  uid: string;
+  marketplaceId: string;
+  orderId: string;
+  /** 'order-status' | 'user-access-code' | 'expiration-date-changes' */
+  kind: string;
+  /** The notification object as JSON text, exactly the bytes sent (and signed). */
+  bodyJson: string;
+  createdAt: number;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  /** The claim's lease: when the notification becomes due again if this attempt records nothing. */
+  lease: number;
+  failingSince: number | null;
+}
+
+/** A notification as operators see it. */
+export interface StoredNotification {
+  id: number;
+  uid: string;
+  marketplaceId: string;
+  orderId: string;
+  /** The order's externalId, when the order exists. */
+  externalId: string | null;
+  kind: string;
+  body: unknown;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+  lastAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  failingSince: number | null;
+  deliveredAt: number | null;
+}
+
+export interface NotificationFilter {
+  delivered?: boolean | undefined;
+  /** Only undelivered ones marked failing. */
+  failing?: true | undefined;
+  marketplaceId?: string | undefined;
+  /** The order's externalId or platform id. */
+  orderRef?: string | undefined;
+  /** Only rows with a smaller id (paging backwards). */
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+export type RedeliverTarget = { ids: readonly number[] } | { failing: true; marketplaceId?: string | undefined };
+
+type N = ExpressionBuilder<Database & { n: Database['notifications'] }, 'n'>;
+
+/** No older undelivered notification of the same order. */
+function isHead(eb: N) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('notifications as e')
+        .select('e.id')
+        .whereRef('e.order_id', '=', 'n.order_id')
+        .where('e.delivered_at', 'is', null)
+        .whereRef('e.id', '<', 'n.id'),
+    ),
+  );
+}
+
+function claimed(r: NotificationRow, lease: number): ClaimedNotification {
+  return {
+    id: r.id,
+    uid: r.uid,
+    marketplaceId: r.marketplace_id,
+    orderId: r.order_id,
+    kind: r.kind,
+    bodyJson: r.body,
+    createdAt: r.created_at,
+    attempts: r.attempts + 1,
+    lease,
+    failingSince: r.failing_since,
+  };
+}
+
+/** Claims up to `limit` due heads, in id order, until `now + leaseMs`. */
+export async function claimDue(cdb: CloudDatabase, now: number, limit: number, leaseMs: number): Promise<ClaimedNotification[]> {
+  return transaction(cdb, async (tx) => {
+    let query = tx
+      .selectFrom('notifications as n')
+      .selectAll('n')
+      .where('n.delivered_at', 'is', null)
+      .where('n.next_attempt_at', '<=', now)
+      .where(isHead)
+      .orderBy('n.id')
+      .limit(limit);
+    if (cdb.engine === 'postgres') query = query.forUpdate().skipLocked();
+    const rows = await query.execute();
+    if (rows.length === 0) return [];
+    const lease = now + leaseMs;
+    await tx
+      .updateTable('notifications')
+      .set((eb) => ({ next_attempt_at: lease, last_attempt_at: now, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', rows.map((r) => r.id))
+      .execute();
+    return rows.map((r) => claimed(r, lease));
+  });
+}
+
+/** When the next head becomes due (null: nothing undelivered). */
+export async function nextDueAt(db: Tx): Promise<number | null> {
+  const row = await db
+    .selectFrom('notifications as n')
+    .select((eb) => eb.fn.min('n.next_attempt_at').as('due'))
+    .where('n.delivered_at', 'is', null)
+    .where(isHead)
+    .executeTakeFirst();
+  return row?.due === null || row?.due === undefined ? null : Number(row.due);
+}
+
+/** Marks the claimed notification delivered; false when its lease was no longer the row's. */
+export async function markDelivered(db: Tx, n: ClaimedNotification, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('notifications')
+    .set({ delivered_at: now, last_status: 200, last_error: null, failing_since: null })
+    .where('id', '=', n.id)
+    .where('delivered_at', 'is', null)
+    .where('next_attempt_at', '=', n.lease)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Records a failed attempt and the next one; false when its lease was no longer the row's. */
+export async function markFailed(
+  db: Tx,
+  n: ClaimedNotification,
+  failure: { status: number | null; error: string; nextAttemptAt: number; failingSince: number | null },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('notifications')
+    .set({ next_attempt_at: failure.nextAttemptAt, last_status: failure.status, last_error: failure.error, failing_since: failure.failingSince })
+    .where('id', '=', n.id)
+    .where('delivered_at', 'is', null)
+    .where('next_attempt_at', '=', n.lease)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Newest first. */
+export async function listNotifications(db: Tx, f: NotificationFilter): Promise<StoredNotification[]> {
+  let query = db
+    .selectFrom('notifications as n')
+    .leftJoin('orders as o', 'o.id', 'n.order_id')
+    .selectAll('n')
+    .select('o.external_id')
+    .orderBy('n.id', 'desc')
+    .limit(f.limit);
+  if (f.delivered === false) query = query.where('n.delivered_at', 'is', null);
+  if (f.delivered === true) query = query.where('n.delivered_at', 'is not', null);
+  if (f.failing) query = query.where('n.failing_since', 'is not', null);
+  if (f.marketplaceId !== undefined) query = query.where('n.marketplace_id', '=', f.marketplaceId);
+  if (f.orderRef !== undefined) {
+    const ref = f.orderRef;
+    query = query.where((eb) => eb.or([eb('o.external_id', '=', ref), eb('n.order_id', '=', ref)]));
+  }
+  if (f.beforeId !== undefined) query = query.where('n.id', '<', f.beforeId);
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    uid: r.uid,
+    marketplaceId: r.marketplace_id,
+    orderId: r.order_id,
+    externalId: r.external_id,
+    kind: r.kind,
+    body: JSON.parse(r.body) as unknown,
+    createdAt: r.created_at,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    failingSince: r.failing_since,
+    deliveredAt: r.delivered_at,
+  }));
+}
+
+/**
+ * Makes every undelivered notification of the target's orders due at `now` and clears their
+ * failing mark, in one transaction.
+ */
+export async function makeOrdersDue(cdb: CloudDatabase, now: number, target: RedeliverTarget): Promise<{ orders: number; notifications: number }> {
+  return transaction(cdb, async (tx) => {
+    let chosen = tx.selectFrom('notifications').select('order_id').distinct().where('delivered_at', 'is', null);
+    if ('ids' in target) {
+      if (target.ids.length === 0) return { orders: 0, notifications: 0 };
+      chosen = chosen.where('id', 'in', [...target.ids]);
+    } else {
+      chosen = chosen.where('failing_since', 'is not', null);
+      if (target.marketplaceId !== undefined) chosen = chosen.where('marketplace_id', '=', target.marketplaceId);
+    }
+    const orders = (await chosen.execute()).map((r) => r.order_id);
+    if (orders.length === 0) return { orders: 0, notifications: 0 };
+    const r = await tx
+      .updateTable('notifications')
+      .set({ next_attempt_at: now, failing_since: null })
+      .where('order_id', 'in', orders)
+      .where('delivered_at', 'is', null)
+      .executeTakeFirst();
+    return { orders: orders.length, notifications: Number(r.numUpdatedRows) };
+  });
+}
