@@ -38,6 +38,7 @@ describe('the docs check', () => {
     const files: Record<string, string> = {
       '.gitignore': 'node_modules/\ndata/\n*.sqlite\n',
       'cloud/src/server.ts': 'export async function buildServer(opts: unknown) {\n  return opts;\n}\n',
+      'shared/src/enums.ts': 'export enum OrderState {\n  New = 0,\n}\n',
       'cloud/src/db/schema.ts': 'export interface Database {\n  lockers: unknown;\n}\nclass Store {\n  eventsAfter(dseq: number) {}\n}\n',
       'deploy/passwords.sh': '#!/bin/sh\n',
       'data/demo/cloud.sqlite': '',
@@ -66,7 +67,8 @@ describe('the docs check', () => {
         '',
         'The server is in `cloud/src/server.ts` (cloud/src/ as a whole), tables in `db/schema.ts`; start it',
         'with `buildServer(opts)`, read with `store.eventsAfter(dseq)`, wait with `setTimeout()`.',
-        'See [the cloud](#the-cloud), [the readme](../README.md) and [passwords](../deploy/passwords.sh).',
+        'See [the cloud](#the-cloud), [the readme](../README.md) and [passwords](../deploy/passwords.sh);',
+        'the states are in ../shared/src/enums.ts, [here](../shared/src/enums.ts) too.',
         'Write your own `agent.json`; the demo keeps its state in `data/demo/` and `data/new.sqlite`.',
         'Answers: `http://127.0.0.1:8080/docs`, `PUT /api/v4/auth/delivery/smartorder/create`.',
         '',
@@ -128,17 +130,17 @@ describe('the docs check', () => {
         '# Guide',
         '',
         'The contract is `spec/postamat-api.md`; the frames are in [HARDWARE.md](../../shared/HARDWARE.md).',
-        'Style: see ../shared/STYLE.md.',
+        'Style: see ../shared/STYLE.md; the rest in ../../shared/notes.txt and [notes](../../shared/notes.txt).',
       ].join('\n'),
     });
     expect(messages(r)).toEqual([
       'README.md:3: points outside the repository (DESIGN.md): write down here what was taken from it',
       'docs/guide.md:3: points outside the repository (HARDWARE.md): write down here what was taken from it',
       'docs/guide.md:3: points outside the repository (postamat-api.md): write down here what was taken from it',
-      'docs/guide.md:3: points outside the repository (../../shared): write down here what was taken from it',
       'docs/guide.md:3: links outside the repository (../../shared/HARDWARE.md)',
       'docs/guide.md:4: points outside the repository (STYLE.md): write down here what was taken from it',
-      'docs/guide.md:4: points outside the repository (../shared): write down here what was taken from it',
+      'docs/guide.md:4: links outside the repository (../../shared/notes.txt)',
+      'docs/guide.md:4: names ../../shared/notes.txt, outside the repository',
     ]);
   });
 
