@@ -4,7 +4,7 @@
  * link applying the lockers' facts). startCloud() adds them when given the whole settings; tests
  * that compose their own parts pass them in `deps.parts`.
  */
-import type { CloudPart, PartDeps } from './cloud.js';
+import type { CloudPart, PartDeps } from './cloud-part.js';
 import { createStorageClock, type StorageClock } from './expiry/storage-clock.js';
 import { createLockerEventApplier } from './locker-events/apply-locker-event.js';
 import { createNotificationDispatcher } from './notify/dispatcher.js';

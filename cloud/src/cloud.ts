@@ -24,17 +24,9 @@ import { Scheduler, type CronSource, type Timers } from './scheduler.js';
 import { buildServer, listen } from './server.js';
 import type { ServiceDeps } from './services.js';
 import type { CloudSettings } from './settings.js';
+import type { CloudPart, PartDeps } from './cloud-part.js';
 
-export interface CloudPart {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** What a background part is built from: the services' deps and the process's scheduler. */
-export interface PartDeps extends ServiceDeps {
-  scheduler: Scheduler;
-}
+export type { CloudPart, PartDeps } from './cloud-part.js';
 
 export interface CloudDeps {
   clock?: Clock;

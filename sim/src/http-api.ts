@@ -13,7 +13,7 @@ import http from 'node:http';
 import { z } from 'zod';
 import { simFaultSchema } from './faults.js';
 import { listen } from './listen.js';
-import type { SimulatorHandle } from './simulator.js';
+import type { SimulatorHandle } from './simulator-handle.js';
 
 export interface ControlApi {
   url: string;

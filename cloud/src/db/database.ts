@@ -8,9 +8,10 @@ import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
+import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine } from './engine.js';
 
 export interface DatabaseOptions {
   /** `postgres://...` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */

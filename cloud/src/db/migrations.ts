@@ -3,7 +3,7 @@
  * never edited once released: add a new one.
  */
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
-import type { Engine } from './database.js';
+import type { Engine } from './engine.js';
 
 type Db = Kysely<unknown>;
 
