@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
 import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
 import { loggerOptions } from '../../shared/src/redact.js';
+import { eventually } from '../helpers/eventually.js';
 
 const SHOP = { 'X-Service-Api-Key': 'demo-shop-one-key' };
 const PARTNER = { 'Partner-Api-Key': 'demo-fast-courier-key' };
@@ -29,15 +30,6 @@ class LogSink extends Writable {
   }
 }
 
-async function eventually<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Answer {
   status: number;

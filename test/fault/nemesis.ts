@@ -202,14 +202,14 @@ export class Nemesis {
     const courier = h.courierCodes[0]!;
     const visit = await h.courierVisit(a.id, pickedUp.barcodes, false, courier);
     if (visit.loads[0] !== 'ok') throw new Error(`the scenario's load at locker ${a.id} failed: ${visit.loads[0] ?? visit.returns}`);
-    await until(() => h.codeOf(pickedUp), `the pick-up code of ${pickedUp.externalId}`, 60_000);
+    await until(() => h.codeOf(pickedUp), `the pick-up code of ${pickedUp.externalId}`, RECOVERY_MS);
     await this.#caughtUp(a);
 
     a.proxy.block();
     a.proxy.cut();
     const cutAt = Date.now();
     this.note(`locker ${a.id}: link cut for ${Math.round(this.timings.longCutMs / 1000)} s`);
-    await until(async () => (await this.#cloudRow(a)).online === 0, `the cloud to see locker ${a.id} offline`, 30_000);
+    await until(async () => (await this.#cloudRow(a)).online === 0, `the cloud to see locker ${a.id} offline`, RECOVERY_MS);
     const cancel = await h.cancel(cancelled, cancelled.barcodes[0]!);
     if (cancel !== 'ok') throw new Error(`cancelling ${cancelled.externalId} while locker ${a.id} is offline: ${cancel}`);
     this.note(`locker ${a.id}: position of ${cancelled.externalId} cancelled at the cloud while the locker is offline`);
@@ -290,7 +290,7 @@ export class Nemesis {
   /** Until the locker has applied every command the cloud wrote for it so far. */
   async #caughtUp(rig: LockerRig): Promise<void> {
     const target = (await this.#cloudRow(rig)).next_cseq - 1;
-    await until(async () => (await this.#cloudRow(rig)).applied_cseq >= target, `locker ${rig.id} to apply command ${target}`, 60_000);
+    await until(async () => (await this.#cloudRow(rig)).applied_cseq >= target, `locker ${rig.id} to apply command ${target}`, RECOVERY_MS);
   }
 }
 

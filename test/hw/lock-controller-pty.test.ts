@@ -74,7 +74,11 @@ describe.runIf(requires('socat'))('LockController and scanner over a pseudo-term
       // Frames in flight on both boards while the pty goes away under them.
       let traffic = true;
       const reads = (async () => {
-        while (traffic) await hw.readBoard('main', round % 2).catch(() => undefined);
+        while (traffic) {
+          await hw.readBoard('main', round % 2).catch(() => undefined);
+          // A read refused at once (port closed) settles in a microtask: yield to the event loop.
+          await new Promise((r) => setImmediate(r));
+        }
       })();
       await hw.readBoard('main', 0).catch(() => undefined);
       sim.dropConnections();
