@@ -46,6 +46,18 @@ export function waitFor<T>(fn: () => T | undefined | false | null, what: string,
   return eventually(fn, what, timeoutMs);
 }
 
+/**
+ * Until every board has answered `reads` more requests than now: with one frame in flight per
+ * bus, the agent has then handled at least one full door poll since the call. What a test checks
+ * did not happen has had its chance to (instead of sleeping a while, which on a busy machine may
+ * cover no poll at all).
+ */
+export async function pollsPassed(h: Pick<Harness, 'sim'>, reads = 2): Promise<void> {
+  const requests = () => h.sim.state().buses.flatMap((b) => b.boards.map((x) => x.requests));
+  const from = requests();
+  await waitFor(() => requests().every((n, i) => n >= from[i]! + reads), `${reads} reads of every board`);
+}
+
 export function simCell(lock: number, board = 0): SimCell {
   return { bus: 'main', board, lock };
 }
