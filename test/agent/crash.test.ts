@@ -78,7 +78,7 @@ describe('agent killed in the middle of a load', () => {
       configPath,
       JSON.stringify({
         lockerId: LOCKER_ID,
-        buses: [{ ...sim.busConfig('main'), frameTimeoutMs: 60, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
+        buses: [{ ...sim.busConfig('main'), frameTimeoutMs: 1_000, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
         dbPath,
         screen: { port: 0 },
         doors: { pollMs: 30 },

@@ -1,7 +1,7 @@
 /** Customer pick-up and the keypad's back-off, against the simulator. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel, pickupHash } from './fixtures.js';
-import { loadParcel, signInCourier, simCell, startHarness, type Harness } from './harness.js';
+import { loadParcel, pollsPassed, signInCourier, simCell, startHarness, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -54,7 +54,7 @@ describe('customer at the locker', () => {
       ['B3', 'received'],
     ]);
     h.sim.closeDoor(simCell(1));
-    await new Promise((r) => setTimeout(r, 100));
+    await pollsPassed(h);
     expect((await h.get('/api/state')).view.screen).toBe('take_open');
     h.sim.closeDoor(simCell(2));
     await h.until((x) => x.view.screen === 'start', 'the start screen');

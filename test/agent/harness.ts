@@ -13,6 +13,7 @@ import type { ScreenState } from '../../agent/src/screen/server.js';
 import type { CommandBody } from '../../shared/src/protocol.js';
 import { startSimulator, type SimCell, type SimulatorHandle } from '../../sim/src/index.js';
 import { LOCKER_ID, ManualClock, NOON, commands } from './fixtures.js';
+import { WAIT_BOUND_MS, eventually } from '../helpers/eventually.js';
 
 export interface HarnessOptions {
   via?: 'tcp' | 'pty';
@@ -41,14 +42,20 @@ export interface Harness {
 }
 
 /** Waits for a condition the agent reaches asynchronously (door polls, scans). */
-export async function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false && v !== null) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = WAIT_BOUND_MS): Promise<T> {
+  return eventually(fn, what, timeoutMs);
+}
+
+/**
+ * Until every board has answered `reads` more requests than now: with one frame in flight per
+ * bus, the agent has then handled at least one full door poll since the call. What a test checks
+ * did not happen has had its chance to (instead of sleeping a while, which on a busy machine may
+ * cover no poll at all).
+ */
+export async function pollsPassed(h: Pick<Harness, 'sim'>, reads = 2): Promise<void> {
+  const requests = () => h.sim.state().buses.flatMap((b) => b.boards.map((x) => x.requests));
+  const from = requests();
+  await waitFor(() => requests().every((n, i) => n >= from[i]! + reads), `${reads} reads of every board`);
 }
 
 export function simCell(lock: number, board = 0): SimCell {
@@ -65,7 +72,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const clock = opts.clock ?? new ManualClock(NOON);
   const config = parseAgentConfig({
     lockerId: LOCKER_ID,
-    buses: [{ ...sim.busConfig('main', via), frameTimeoutMs: 60, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
+    // A frame timeout long beside a busy machine's stalls: a short one made boards flap offline under load.
+    buses: [{ ...sim.busConfig('main', via), frameTimeoutMs: 1_000, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
     ...(opts.scanner === false ? {} : { scanner: sim.scannerConfig(via) }),
     dbPath: join(dir, 'agent.sqlite'),
     screen: { port: 0, defaultLanguage: 'en' },
@@ -110,7 +118,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     postRaw,
     async until(pred, what) {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + WAIT_BOUND_MS;
       for (;;) {
         const last = await h.get('/api/state');
         if (pred(last)) return last;

@@ -1,7 +1,7 @@
 /** Doors and boards watched by the agent: left open, opened unexpectedly, boards that go quiet. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel } from './fixtures.js';
-import { signInCourier, simCell, startHarness, waitFor, type Harness } from './harness.js';
+import { pollsPassed, signInCourier, simCell, startHarness, waitFor, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
 
@@ -23,13 +23,13 @@ describe('door and board supervision', () => {
     await signInCourier(h, '111111');
     await h.post('/api/scan', { barcode: 'B1' });
     h.clock.advance(5 * 60_000 - 1);
-    await new Promise((r) => setTimeout(r, 150));
+    await pollsPassed(h);
     expect(eventsOfType(h, 'door.alarm')).toEqual([]);
     h.clock.advance(1);
     await waitFor(() => eventsOfType(h, 'door.alarm').length > 0, 'the left_open alarm');
     expect(eventsOfType(h, 'door.alarm')).toEqual([{ type: 'door.alarm', cellId: 2, kind: 'left_open' }]);
     h.clock.advance(60 * 60_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await pollsPassed(h);
     expect(eventsOfType(h, 'door.alarm')).toHaveLength(1);
     h.sim.closeDoor(simCell(2));
     await waitFor(() => eventsOfType(h, 'door.alarm').length === 2, 'the closed alarm');

@@ -3,6 +3,7 @@
  * received, wait for one that matches. Waits are bounded only to turn a hang into a failure.
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { WAIT_BOUND_MS } from '../helpers/eventually.js';
 
 export interface Received {
   topic: string;
@@ -32,7 +33,7 @@ export interface Credentials {
   clean?: boolean;
 }
 
-const WAIT_MS = 5_000;
+const WAIT_MS = WAIT_BOUND_MS;
 
 function baseOptions(c: Credentials): IClientOptions {
   return {

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
 import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
 import { loggerOptions } from '../../shared/src/redact.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { eventually } from '../helpers/eventually.js';
 
 const SHOP = { 'X-Service-Api-Key': 'demo-shop-one-key' };
 const PARTNER = { 'Partner-Api-Key': 'demo-fast-courier-key' };
@@ -29,15 +31,6 @@ class LogSink extends Writable {
   }
 }
 
-async function eventually<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Answer {
   status: number;
@@ -98,17 +91,29 @@ describe('the demo (npm start)', () => {
     const s = await screen('/api/state');
     return pred(s) ? s : null;
   }, what);
-  /** Enters a code at most three times (the keypad's free attempts), half a second apart, until `screenName` shows. */
+  /**
+   * Until the locker has applied every command the cloud wrote for it so far (a courier's grant,
+   * an order with its pick-up code): read from the cloud's database, so the test waits for the
+   * sync itself rather than retrying a code on a timer.
+   */
+  const lockerCaughtUp = () =>
+    eventually(() => {
+      const db = new BetterSqlite3(join(dataDir, 'cloud.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        const row = db.prepare('select next_cseq, applied_cseq from lockers where id = ?').get(LOCKER) as { next_cseq: number; applied_cseq: number };
+        return row.applied_cseq >= row.next_cseq - 1;
+      } finally {
+        db.close();
+      }
+    }, `locker ${LOCKER} to apply every command of the cloud`);
+  /** Enters a code once the locker has it; `screenName` must show. */
   const enterCode = async (kind: 'courier' | 'customer', code: string, screenName: string): Promise<Answer['body']> => {
-    let s: Answer['body'];
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      await screen('/api/home');
-      await screen('/api/choose', { kind });
-      s = await screen('/api/code', { kind, code });
-      if (s.view.screen === screenName) return s;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    throw new Error(`${kind} code not taken: ${JSON.stringify(s.error)}`);
+    await lockerCaughtUp();
+    await screen('/api/home');
+    await screen('/api/choose', { kind });
+    const s = await screen('/api/code', { kind, code });
+    if (s.view.screen !== screenName) throw new Error(`${kind} code not taken: ${JSON.stringify(s.error)}`);
+    return s;
   };
   const told = async (order: string): Promise<Answer['body'][]> => {
     const a = await http.call('GET', `${demo.receiverUrl}/api/notifications?order=${order}`);
@@ -155,7 +160,7 @@ describe('the demo (npm start)', () => {
     expect(route.status).toBe(200);
     const courierCode: string = route.body.postamatAccessCode;
 
-    // The grant travels to the locker over MQTT: the code is tried again (within the keypad's free attempts) until it is there.
+    // The grant travels to the locker over MQTT: the code is entered once the locker applied it.
     await enterCode('courier', courierCode, 'courier');
 
     // The locker's scanner reads the barcode; the reserved cell opens; the courier shuts it.

@@ -22,6 +22,12 @@ export type CrashPoint =
 /** IPC from the test: arm a crash point (the next pass kills the process), or disarm all. */
 export type ChildOrder = { arm: CrashPoint } | { disarm: true };
 
+/**
+ * The child's answer to an order, sent once the order took effect: the test knows which life of
+ * the process is armed (an order sent to a process that is starting or dying may never arrive).
+ */
+export type ChildReply = { armed: CrashPoint } | { disarmed: true };
+
 /** One line of an agent's record of applied commands and snapshots (FAULT_APPLIED). */
 export interface AppliedLine {
   pid: number;
@@ -52,8 +58,15 @@ export class CrashSwitch {
 
   constructor() {
     process.on('message', (msg: ChildOrder) => {
-      if ('arm' in msg) this.#armed.add(msg.arm);
-      else this.#armed.clear();
+      let reply: ChildReply;
+      if ('arm' in msg) {
+        this.#armed.add(msg.arm);
+        reply = { armed: msg.arm };
+      } else {
+        this.#armed.clear();
+        reply = { disarmed: true };
+      }
+      process.send?.(reply);
     });
   }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runFaultSuite } from './fault-run.js';
 
 describe('fault injection (embedded broker)', () => {
-  it('keeps every effect exactly once and in order through outages and crashes', { timeout: 420_000 }, async () => {
+  it('keeps every effect exactly once and in order through outages and crashes', { timeout: 600_000 }, async () => {
     const report = await runFaultSuite('embedded');
     expect(report.failures).toEqual([]);
     expect(report.result?.counts.events).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { requires } from '../helpers/requirements.js';
 import { runFaultSuite } from './fault-run.js';
 
 describe.runIf(requires('mqtt-url', 'mosquitto'))('fault injection (Mosquitto)', () => {
-  it('keeps every effect exactly once and in order through outages and crashes', { timeout: 420_000 }, async () => {
+  it('keeps every effect exactly once and in order through outages and crashes', { timeout: 600_000 }, async () => {
     const report = await runFaultSuite('mosquitto');
     expect(report.failures).toEqual([]);
     expect(report.result?.counts.events).toBeGreaterThan(0);

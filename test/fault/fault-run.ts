@@ -77,7 +77,7 @@ export async function runFaultSuite(broker: BrokerKind): Promise<RunReport> {
     for (const f of faults) if (f.status === 'rejected') throw f.reason;
     // A little more history with the locker back, then only healing.
     await new Promise((r) => setTimeout(r, 10_000));
-    nemesis.heal();
+    await nemesis.heal();
     await history.stop();
     await settle(world);
     // The last round: a courier at every locker takes back what is to be returned.
@@ -97,6 +97,7 @@ export async function runFaultSuite(broker: BrokerKind): Promise<RunReport> {
   } finally {
     await history.stop();
     failures.push(...nemesis.missed.map((m) => `fault not injected: ${m}`));
+    failures.push(...nemesis.unrecovered);
     for (const c of world.children()) failures.push(...c.unexpected);
     console.log(
       [

@@ -6,6 +6,7 @@
  */
 import type { ScreenState } from '../../agent/src/screen/server.js';
 import type { SimulatorHandle } from '../../sim/src/index.js';
+import { WAIT_BOUND_MS } from '../helpers/eventually.js';
 
 export type LoadOutcome = { kind: 'loaded'; cellId: number } | { kind: 'refused'; error: string };
 export type TakeOutcome = { kind: 'taken'; cells: number[] } | { kind: 'refused'; error: string };
@@ -17,7 +18,7 @@ export class KioskClient {
     /** The screen's base URL now (it may change when the agent restarts). */
     private readonly base: () => string,
     private readonly sim: SimulatorHandle,
-    private readonly timeoutMs = 15_000,
+    private readonly timeoutMs = WAIT_BOUND_MS,
   ) {}
 
   async state(): Promise<ScreenState> {

@@ -9,12 +9,18 @@
  * them, and between reading commands and publishing them. A crash point is armed, then activity
  * is made at a locker so that the process passes it soon; a fault that does not happen in time
  * fails the run (the suite must prove what it claims to cover).
+ *
+ * Faults come one after another, each only once the system has recovered from the one before
+ * (`#recovered`): every process up, every locker whose link is not cut online and caught up. The
+ * waits follow state, not time; their bounds are generous and only turn a hang into a failure
+ * that says what did not recover.
  */
 import { OrderState } from '../../shared/src/enums.js';
 import type { Random } from '../../sim/src/random.js';
 import type { CrashPoint } from './child-support.js';
 import type { FaultWorld, LockerRig } from './fault-world.js';
 import type { History, OrderModel } from './history.js';
+import { agentPosition } from './run-record.js';
 import type { SupervisedChild } from './supervised-child.js';
 
 export interface FaultEntry {
@@ -32,6 +38,13 @@ export interface NemesisTimings {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Bound of the wait for recovery between two faults (reported as a failure when exceeded). */
+const RECOVERY_MS = 180_000;
+/** Bound of the wait for an armed process to pass its crash point while activity is made. */
+const CRASH_WITHIN_MS = 120_000;
+/** Activity is made again this often while an armed process has not passed its point. */
+const NUDGE_EVERY_MS = 3_000;
+
 /** Waits for a condition; bounded only to turn a hang into a failure that says what hung. */
 export async function until<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -40,6 +53,19 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false> |
     if (v !== null && v !== undefined && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
+  }
+}
+
+/** `promise`, or a failure naming what did not happen within `ms` (a hang, not a slow machine). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -54,6 +80,8 @@ export class Nemesis {
   readonly log: FaultEntry[] = [];
   /** Faults that were scheduled but did not happen. */
   readonly missed: string[] = [];
+  /** Faults the system did not recover from within RECOVERY_MS, with what was still wrong. */
+  readonly unrecovered: string[] = [];
 
   constructor(
     private readonly world: FaultWorld,
@@ -85,12 +113,12 @@ export class Nemesis {
   }
 
   /** Everything back to normal: links open, no chaos, no armed crash. */
-  heal(): void {
+  async heal(): Promise<void> {
     for (const l of this.world.lockers) {
       l.chaos.enabled = false;
       l.proxy.unblock();
     }
-    for (const c of this.world.children()) c.disarm();
+    await Promise.all(this.world.children().map((c) => c.disarm()));
     const { duplicated, reordered } = this.c.chaos.counts;
     this.note(`healed (locker ${this.c.id}: ${duplicated.up}+${duplicated.down} duplicated, ${reordered.up}+${reordered.down} reordered, up+down)`);
   }
@@ -98,21 +126,63 @@ export class Nemesis {
   /** The crashes and short cuts, one after another. */
   async crashesAndCuts(): Promise<void> {
     const { b, c } = this;
-    const { gapMs } = this.timings;
-    await sleep(gapMs);
-    await this.#crash(b.agent, 'agent:events-committed', () => this.#signIn(b));
-    await sleep(gapMs);
-    await this.#restartBroker();
-    await sleep(gapMs);
-    await this.#crash(this.world.cloud, 'cloud:events-committed', () => this.#signIn(this.#pickOnline()));
-    await sleep(gapMs);
-    await this.#shortCut(c, 4_000);
-    await sleep(gapMs);
-    await this.#crash(b.agent, 'agent:commands-applied', () => this.history.createOrder(b.id, 1, false));
-    await sleep(gapMs);
-    await this.#crash(this.world.cloud, 'cloud:commands-read', () => this.history.createOrder(this.#pickOnline().id, 1, false));
-    await sleep(gapMs);
-    await this.#shortCut(b, 3_000);
+    const faults: [string, () => Promise<void>][] = [
+      ['agent crash at events-committed', () => this.#crash(b.agent, 'agent:events-committed', () => this.#signIn(b))],
+      ['broker restart', () => this.#restartBroker()],
+      ['cloud crash at events-committed', () => this.#crash(this.world.cloud, 'cloud:events-committed', () => this.#signIn(this.#pickOnline()))],
+      [`short cut at locker ${c.id}`, () => this.#shortCut(c, 4_000)],
+      ['agent crash at commands-applied', () => this.#crash(b.agent, 'agent:commands-applied', () => this.history.createOrder(b.id, 1, false))],
+      ['cloud crash at commands-read', () => this.#crash(this.world.cloud, 'cloud:commands-read', () => this.history.createOrder(this.#pickOnline().id, 1, false))],
+      [`short cut at locker ${b.id}`, () => this.#shortCut(b, 3_000)],
+    ];
+    let last = 'the start';
+    for (const [name, fault] of faults) {
+      // The history runs on meanwhile; the gap is time for it, the recovery is the condition.
+      await sleep(this.timings.gapMs);
+      await this.#recovered(last);
+      await fault();
+      last = name;
+    }
+    await this.#recovered(last);
+  }
+
+  /**
+   * Until the system has recovered from `fault`: every process up, and every locker whose link
+   * is not being cut online at the cloud with both streams caught up to where they stood when
+   * the wait began (the history goes on, so later commands and events do not count).
+   */
+  async #recovered(fault: string): Promise<void> {
+    const targets = new Map<number, { cseq: number; dseq: number }>();
+    const wrong = async (): Promise<string | null> => {
+      const down = this.world.children().filter((ch) => !ch.up);
+      if (down.length > 0) return `not up: ${down.map((ch) => ch.name).join(', ')}`;
+      for (const rig of this.world.lockers) {
+        if (rig.proxy.blocked) continue;
+        const row = await this.#cloudRow(rig);
+        let target = targets.get(rig.id);
+        if (!target) {
+          target = { cseq: row.next_cseq - 1, dseq: agentPosition(rig).lastDseq };
+          targets.set(rig.id, target);
+        }
+        if (row.online !== 1) return `locker ${rig.id} offline at the cloud`;
+        if (row.applied_cseq < target.cseq) return `locker ${rig.id}: commands applied ${row.applied_cseq} of ${target.cseq}`;
+        if (row.acked_dseq < target.dseq) return `locker ${rig.id}: events acked ${row.acked_dseq} of ${target.dseq}`;
+      }
+      return null;
+    };
+    const started = Date.now();
+    let reason = await wrong();
+    while (reason !== null) {
+      if (Date.now() - started > RECOVERY_MS) {
+        this.unrecovered.push(`no recovery within ${RECOVERY_MS / 1000} s after ${fault}: ${reason}`);
+        this.note(`no recovery within ${RECOVERY_MS / 1000} s after ${fault}: ${reason}`);
+        return;
+      }
+      await sleep(250);
+      reason = await wrong();
+    }
+    const took = (Date.now() - started) / 1000;
+    if (took >= 1) this.note(`recovered from ${fault} in ${took.toFixed(1)} s`);
   }
 
   /**
@@ -132,14 +202,14 @@ export class Nemesis {
     const courier = h.courierCodes[0]!;
     const visit = await h.courierVisit(a.id, pickedUp.barcodes, false, courier);
     if (visit.loads[0] !== 'ok') throw new Error(`the scenario's load at locker ${a.id} failed: ${visit.loads[0] ?? visit.returns}`);
-    await until(() => h.codeOf(pickedUp), `the pick-up code of ${pickedUp.externalId}`, 60_000);
+    await until(() => h.codeOf(pickedUp), `the pick-up code of ${pickedUp.externalId}`, RECOVERY_MS);
     await this.#caughtUp(a);
 
     a.proxy.block();
     a.proxy.cut();
     const cutAt = Date.now();
     this.note(`locker ${a.id}: link cut for ${Math.round(this.timings.longCutMs / 1000)} s`);
-    await until(async () => (await this.#cloudRow(a)).online === 0, `the cloud to see locker ${a.id} offline`, 30_000);
+    await until(async () => (await this.#cloudRow(a)).online === 0, `the cloud to see locker ${a.id} offline`, RECOVERY_MS);
     const cancel = await h.cancel(cancelled, cancelled.barcodes[0]!);
     if (cancel !== 'ok') throw new Error(`cancelling ${cancelled.externalId} while locker ${a.id} is offline: ${cancel}`);
     this.note(`locker ${a.id}: position of ${cancelled.externalId} cancelled at the cloud while the locker is offline`);
@@ -155,27 +225,37 @@ export class Nemesis {
     return { cancelled, pickedUp };
   }
 
+  /**
+   * Arms `point` in the child's running life and makes activity until that life dies there. Only
+   * a life that answered "armed" is nudged, and a life is armed at most once: the next life starts
+   * disarmed, so it cannot die at the point while starting (before it is ready), which the
+   * supervisor would take for a failed restart.
+   */
   async #crash(child: SupervisedChild, point: CrashPoint, nudge: () => Promise<unknown>): Promise<void> {
-    await child.whenUp();
-    const crashed = child.crashed(point);
+    const died = child.diedAt(point);
     let fired = false;
-    void crashed.then(() => (fired = true));
-    const deadline = Date.now() + 60_000;
+    void died.then(() => (fired = true));
+    const deadline = Date.now() + CRASH_WITHIN_MS;
     while (!fired && Date.now() < deadline) {
-      // Armed again each round: an order sent while the process was restarting is lost.
-      child.arm(point);
-      // Activity that makes the process pass the point; a nudge cut off by the crash is fine.
-      await Promise.race([nudge().catch(() => undefined), crashed]);
-      if (!fired) await Promise.race([sleep(3_000), crashed]);
+      await within(child.whenUp(), RECOVERY_MS, `${child.name} to be up before arming ${point}`);
+      // False when that life ended (for another reason) before it was armed: the next one is armed.
+      if (!(await child.arm(point))) continue;
+      while (!fired && child.up && Date.now() < deadline) {
+        // Activity that makes the process pass the point; a nudge cut off by the crash is fine.
+        await Promise.race([nudge().catch(() => undefined), died]);
+        if (!fired) await Promise.race([sleep(NUDGE_EVERY_MS), died]);
+      }
     }
     if (!fired) {
-      child.disarm();
+      await child.disarm();
       this.missed.push(`${child.name} ${point}`);
-      this.note(`${child.name}: crash at ${point} did not happen`);
+      this.note(`${child.name}: crash at ${point} did not happen within ${CRASH_WITHIN_MS / 1000} s`);
       return;
     }
-    const record = await crashed;
-    this.note(`${child.name}: SIGKILL at ${point} ${JSON.stringify(record.detail)}; restarted`);
+    const record = await died;
+    this.note(`${child.name}: SIGKILL at ${point} ${JSON.stringify(record.detail)}`);
+    await within(child.whenUp(), RECOVERY_MS, `${child.name} to come back after the crash at ${point}`);
+    this.note(`${child.name}: restarted`);
   }
 
   async #restartBroker(): Promise<void> {
@@ -204,13 +284,13 @@ export class Nemesis {
   }
 
   async #cloudRow(rig: LockerRig) {
-    return this.world.tdb.db.selectFrom('lockers').select(['online', 'next_cseq', 'applied_cseq']).where('id', '=', rig.id).executeTakeFirstOrThrow();
+    return this.world.tdb.db.selectFrom('lockers').select(['online', 'next_cseq', 'applied_cseq', 'acked_dseq']).where('id', '=', rig.id).executeTakeFirstOrThrow();
   }
 
   /** Until the locker has applied every command the cloud wrote for it so far. */
   async #caughtUp(rig: LockerRig): Promise<void> {
     const target = (await this.#cloudRow(rig)).next_cseq - 1;
-    await until(async () => (await this.#cloudRow(rig)).applied_cseq >= target, `locker ${rig.id} to apply command ${target}`, 60_000);
+    await until(async () => (await this.#cloudRow(rig)).applied_cseq >= target, `locker ${rig.id} to apply command ${target}`, RECOVERY_MS);
   }
 }
 

@@ -16,14 +16,14 @@ import type { LockerRecord, RunRecord } from './checker.js';
 import type { FaultWorld, LockerRig } from './fault-world.js';
 import type { History } from './history.js';
 
-interface AgentPosition {
+export interface AgentPosition {
   lastDseq: number;
   ackedDseq: number;
   appliedCseq: number;
 }
 
 /** The agent's stream positions, read without disturbing the running agent. */
-function agentPosition(rig: LockerRig): AgentPosition {
+export function agentPosition(rig: LockerRig): AgentPosition {
   const db = new BetterSqlite3(rig.dbPath, { readonly: true, fileMustExist: true });
   try {
     const meta = (key: string) => Number((db.prepare('select value from meta where key = ?').get(key) as { value: string } | undefined)?.value ?? 0);

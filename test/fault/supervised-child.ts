@@ -1,19 +1,21 @@
 /**
  * A child process of a fault-suite run (the cloud, an agent) under a small supervisor: started
  * with `node --import tsx` (one process, so signals reach it), up once it writes `ready <url>`,
- * restarted when it dies as systemd would restart a service. A crash point it was armed with
- * makes it write `crash <json>` and SIGKILL itself; the supervisor records the crash, starts it
- * again and resolves `crashed()` once the new life is up. Any other death is recorded as
- * unexpected (the checker fails the run on it).
+ * restarted when it dies as systemd would restart a service. A crash point is armed in one life
+ * of the process, which answers once armed; it makes that life write `crash <json>` and SIGKILL
+ * itself. The supervisor records the crash and starts it again; the next life starts disarmed, so
+ * it can never die at a point before it is ready. Any other death is recorded as unexpected (the
+ * checker fails the run on it).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CRASH, type ChildOrder, type CrashPoint, READY } from './child-support.js';
+import { CRASH, type ChildOrder, type ChildReply, type CrashPoint, READY } from './child-support.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const START_TIMEOUT_MS = 60_000;
+/** Bounds a start (it ends at the child's `ready` line) only to report a hang; generous for a loaded machine. */
+const START_TIMEOUT_MS = 120_000;
 const RESTART_DELAY_MS = 300;
 
 export interface CrashRecord {
@@ -32,7 +34,7 @@ export class SupervisedChild {
   #up = false;
   #stopping = false;
   #lives = 0;
-  #waiters: { point: CrashPoint; resolve: (c: CrashRecord) => void }[] = [];
+  #deathWaiters: { point: CrashPoint; resolve: (c: CrashRecord) => void }[] = [];
   #upWaiters: (() => void)[] = [];
 
   constructor(
@@ -65,18 +67,23 @@ export class SupervisedChild {
     await this.#launch();
   }
 
-  /** Arms a crash point: the next time the child passes it, it kills itself. */
-  arm(point: CrashPoint): void {
-    this.#send({ arm: point });
+  /**
+   * Arms a crash point in the life that is up now: the next time it passes the point, it kills
+   * itself. True once that life answered armed; false when no life is up or it ended first (it
+   * was never armed then, and the next life starts disarmed).
+   */
+  arm(point: CrashPoint): Promise<boolean> {
+    return this.#order({ arm: point }, (r) => 'armed' in r && r.armed === point);
   }
 
-  disarm(): void {
-    this.#send({ disarm: true });
+  /** Disarms the life that is up now (a later life starts disarmed anyway). */
+  async disarm(): Promise<void> {
+    await this.#order({ disarm: true }, (r) => 'disarmed' in r);
   }
 
-  /** Resolves once the child crashed at `point` and is up again. */
-  crashed(point: CrashPoint): Promise<CrashRecord> {
-    return new Promise((resolve) => this.#waiters.push({ point, resolve }));
+  /** Resolves when a life dies at `point` (before it is started again). */
+  diedAt(point: CrashPoint): Promise<CrashRecord> {
+    return new Promise((resolve) => this.#deathWaiters.push({ point, resolve }));
   }
 
   /** Resolves when the child is up (at once if it is). */
@@ -102,9 +109,25 @@ export class SupervisedChild {
     return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   }
 
-  #send(order: ChildOrder): void {
+  #order(order: ChildOrder, answered: (r: ChildReply) => boolean): Promise<boolean> {
     const proc = this.#proc;
-    if (proc?.connected) proc.send(order);
+    if (!this.#up || !proc?.connected) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ok: boolean): void => {
+        proc.off('message', onMessage);
+        proc.off('exit', onExit);
+        resolve(ok);
+      };
+      const onMessage = (reply: ChildReply): void => {
+        if (answered(reply)) done(true);
+      };
+      const onExit = (): void => done(false);
+      proc.on('message', onMessage);
+      proc.once('exit', onExit);
+      proc.send(order, (err) => {
+        if (err) done(false);
+      });
+    });
   }
 
   #launch(): Promise<void> {
@@ -141,17 +164,14 @@ export class SupervisedChild {
       if (this.#proc !== proc || this.#stopping) return;
       if (!crash) this.unexpected.push(`${this.name} died (${code ?? signal})`);
       const record = crash;
+      if (record) {
+        this.crashes.push(record);
+        for (const w of this.#deathWaiters.filter((x) => x.point === record.point)) w.resolve(record);
+        this.#deathWaiters = this.#deathWaiters.filter((x) => x.point !== record.point);
+      }
       setTimeout(() => {
         if (this.#stopping) return;
-        this.#launch().then(
-          () => {
-            if (!record) return;
-            this.crashes.push(record);
-            for (const w of this.#waiters.filter((x) => x.point === record.point)) w.resolve(record);
-            this.#waiters = this.#waiters.filter((x) => x.point !== record.point);
-          },
-          (err: unknown) => this.unexpected.push(`${this.name} did not come back: ${err instanceof Error ? err.message : String(err)}`),
-        );
+        this.#launch().catch((err: unknown) => this.unexpected.push(`${this.name} did not come back: ${err instanceof Error ? err.message : String(err)}`));
       }, RESTART_DELAY_MS);
     });
     return ready;

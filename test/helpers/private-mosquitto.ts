@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
+import { WAIT_BOUND_MS } from './eventually.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/mosquitto/', import.meta.url));
 
@@ -21,7 +22,9 @@ export interface PrivateMosquitto {
 }
 
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  // Bounded by time, generously (a loaded machine starts mosquitto slowly), not by a count of tries.
+  const until = Date.now() + WAIT_BOUND_MS;
+  while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`mosquitto exited with ${child.exitCode}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () => {

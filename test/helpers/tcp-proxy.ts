@@ -71,6 +71,11 @@ export class TcpProxy {
     this.#port = (server.address() as { port: number }).port;
   }
 
+  /** True between block() and unblock(): the link is meant to be down. */
+  get blocked(): boolean {
+    return this.#blocked;
+  }
+
   /** New connections are closed at once until unblock(). */
   block(): void {
     this.#blocked = true;

@@ -62,7 +62,7 @@ describe.each<SimFamily>(['winnsen', 'generic-24'])('%s boards on the simulator 
 
   it('reads, opens, reports jammed and survives a silent board', async () => {
     sim = await startSimulator({ buses: [{ name: 'main', family, boards: [{ address: 1 }, { address: 2, polarity: 'inverted' }] }], scanner: false });
-    const cfg = busConfigSchema.parse({ ...sim.busConfig(), frameTimeoutMs: 40, confirmDelayMs: 5, confirmReads: 1, boards: [{ address: 1 }, { address: 2, polarity: 'inverted', locks: 8 }] });
+    const cfg = busConfigSchema.parse({ ...sim.busConfig(), frameTimeoutMs: 1_000, confirmDelayMs: 5, confirmReads: 1, boards: [{ address: 1 }, { address: 2, polarity: 'inverted', locks: 8 }] });
     hw = createLockHardware([cfg], logger);
     await hw.start();
     const all = await hw.readAll();

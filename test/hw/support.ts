@@ -5,7 +5,7 @@ import type { BoardEvent, LockHardware } from '../../agent/src/hw/index.js';
  * Reads a board until it answers: after a dropped link the transport reconnects on its own,
  * and the first reads may fail meanwhile. Gives up after `withinMs`.
  */
-export async function readWhenBack(hw: LockHardware, bus: string, board: number, withinMs = 20_000): Promise<Map<number, boolean> | undefined> {
+export async function readWhenBack(hw: LockHardware, bus: string, board: number, withinMs = 60_000): Promise<Map<number, boolean> | undefined> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
     const doors = await hw.readBoard(bus, board).catch(() => undefined);

@@ -53,16 +53,9 @@ const CELLS = [
 
 const sha = (text: string): string => hashMqttPassword(text);
 
-/** Waits for a condition reached asynchronously; bounded only to turn a hang into a failure. */
-export async function eventually<T>(fn: () => T | undefined | false | null | Promise<T | undefined | false | null>, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false && v !== null) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { eventually } from '../helpers/eventually.js';
+
+export { eventually };
 
 export interface CloudLocker {
   next_cseq: number;
@@ -315,7 +308,8 @@ async function startRig(lockerId: number, password: string, brokerUrl: string, c
   const dbPath = join(dir, `agent-${lockerId}.sqlite`);
   const config = parseAgentConfig({
     lockerId: String(lockerId),
-    buses: [{ ...sim.busConfig('main', 'tcp'), frameTimeoutMs: 60, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
+    // A frame timeout long beside a busy machine's stalls: a short one made boards flap offline under load.
+    buses: [{ ...sim.busConfig('main', 'tcp'), frameTimeoutMs: 1_000, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
     mqtt: { url: proxy.url, password, keepaliveSec: 5, reconnectMinMs: 20, reconnectMaxMs: 200, resendAfterMs: 20_000, batchSize: 3, windowSize: 5 },
     dbPath,
     screen: { port: 0, defaultLanguage: 'en' },

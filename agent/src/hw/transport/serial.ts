@@ -25,9 +25,21 @@ export class SerialTransport extends ReconnectingTransport {
         resolve({
           write: (data) =>
             new Promise<void>((res, rej) => {
+              // A port closed under a write (device gone) never calls drain back: serialport queues
+              // the drain until the port opens again, and this port object never does. Without
+              // this the write would hang and with it the bus's frame in flight, for good.
+              const onClose = (): void => rej(new Error(`${this.path} closed during a write`));
+              port.once('close', onClose);
               port.write(data, (werr) => {
-                if (werr) return rej(werr);
-                port.drain((derr) => (derr ? rej(derr) : res()));
+                if (werr) {
+                  port.off('close', onClose);
+                  return rej(werr);
+                }
+                port.drain((derr) => {
+                  port.off('close', onClose);
+                  if (derr) rej(derr);
+                  else res();
+                });
               });
             }),
           destroy: () =>
