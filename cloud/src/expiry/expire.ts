@@ -1,5 +1,5 @@
 /**
- * The two moves of the storage clock, each order in its own locker transaction and re-checked
+ * The two moves of the storage clock (rows SE1, RC1 and RC2 of the lifecycle table), each order in its own locker transaction and re-checked
  * under the lock, so several cloud processes (or a tick racing an extension or a pickup) never
  * move an order twice:
  * - Courier loaded (3) whose holdUntil has passed -> Return initiated (6), code revoked at once;
@@ -13,8 +13,8 @@ import type { CloudDatabase } from '../db/database.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { loadParcels } from '../orders/order-store.js';
 import type { OutboxSignals } from '../outbox/signals.js';
-import { saveOrderChange } from './order-change.js';
-import { awaitReturn, initiateReturn, revocationCseq } from './return-flow.js';
+import { applyTransition } from '../lifecycle/apply.js';
+import { revocationCseq } from '../lifecycle/repository.js';
 
 export interface ExpiryDeps {
   cdb: CloudDatabase;
@@ -44,8 +44,8 @@ export async function expireStorage(deps: ExpiryDeps): Promise<number> {
       const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
       if (!order || order.state !== OrderState.CourierLoaded || order.hold_until === null || order.hold_until > now) return false;
       const parcels = await loadParcels(tx, order.id);
-      const step = initiateReturn(order, parcels, now);
-      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, at: now });
+      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      await applyTransition(tx, undefined, { event: 'storage.expired', before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
       return true;
     });
     if (moved) {
@@ -84,12 +84,12 @@ export async function completeReturns(deps: ExpiryDeps, confirmMs: number, locke
       const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
       if (!order || order.state !== OrderState.ReturnInitiated) return null;
       const cseq = await revocationCseq(tx, order);
-      const locker = await tx.selectFrom('lockers').select(['applied_cseq', 'timezone']).where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
       const confirmed = locker.applied_cseq >= cseq;
       if (!confirmed && now < order.state_changed_at + confirmMs) return null;
       const parcels = await loadParcels(tx, order.id);
-      const step = awaitReturn(order, parcels, now, locker.timezone);
-      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, notifications: step.notifications, at: now });
+      const event = confirmed ? 'revocation.confirmed' : 'revocation.timedOut';
+      await applyTransition(tx, undefined, { event, before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
       return confirmed ? 'confirmed' : 'timeout';
     });
     if (reason) {

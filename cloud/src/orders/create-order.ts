@@ -13,9 +13,9 @@ import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contract/orders.js';
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
-import { recordChange } from '../outbox/record-change.js';
+import { applyTransition } from '../lifecycle/apply.js';
 import type { ServiceDeps } from '../services.js';
-import { upsertCommand } from './intent.js';
+import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
 import { findOrder } from './order-store.js';
 import { allocateParcels } from './reserve.js';
@@ -116,9 +116,16 @@ export async function createOrder(
         loaded_at: null,
         updated_at: now,
       }));
-      await tx.insertInto('orders').values(order).execute();
-      await tx.insertInto('parcels').values(parcels).execute();
-      await recordChange(tx, { at: now, commands: [upsertCommand(order, parcels, { timezone: locker.timezone, graceMinutes: deps.config.reservationGraceMinutes })] });
+      await applyTransition(tx, lifecycleDeps(deps), {
+        event: 'order.create',
+        before: null,
+        order,
+        parcelsBefore: [],
+        parcels,
+        locker,
+        at: now,
+        reservation: { timezone: locker.timezone, graceMinutes: config.reservationGraceMinutes },
+      });
       return result;
     });
   } catch (err) {
