@@ -1,7 +1,7 @@
 /**
- * The two moves of the storage clock (rows SE1, RC1 and RC2 of the lifecycle table), each order in its own locker transaction and re-checked
- * under the lock, so several cloud processes (or a tick racing an extension or a pickup) never
- * move an order twice:
+ * The two moves of the storage clock (rows SE1, RC1 and RC2 of the lifecycle table), each order
+ * in its own locker transaction and re-checked under the lock, so several cloud processes (or a
+ * tick racing an extension or a pickup) never move an order twice:
  * - Courier loaded (3) whose holdUntil has passed -> Return initiated (6), code revoked at once;
  * - Return initiated (6) -> Awaiting return (7) once the locker applied the revocation, or after
  *   the confirmation timeout (at most 15 minutes), with order-status 7 per parcel in the locker.
