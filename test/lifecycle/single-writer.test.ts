@@ -1,11 +1,11 @@
-/** Only the lifecycle's repository writes orders, parcels and revocations. */
+/** Only the lifecycle's repository writes orders, parcels, revocations and the transitions' record. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const TABLES = ['orders', 'parcels', 'order_revocations'];
+const TABLES = ['orders', 'parcels', 'order_revocations', 'order_transitions'];
 const WRITER = 'cloud/src/lifecycle/repository.ts';
 
 function sources(dir: string): string[] {

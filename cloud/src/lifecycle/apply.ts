@@ -3,7 +3,8 @@
  * parcel table, picks the order row (decide.ts), carries out the row's effects, and writes it all
  * in the caller's locker transaction: the rows (repository.ts), the order's upsert to its locker
  * as the change's first command, the caller's further commands, and the notifications the change
- * owes (outbox). The caller must hold every locker its commands go to.
+ * owes (outbox), and the transition itself (`order_transitions`). The caller must hold every locker
+ * its commands go to.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import type { LockerRow, OrderRow, ParcelRow } from '../db/schema.js';
@@ -17,7 +18,7 @@ import { census } from './census.js';
 import { decideOrder, IllegalTransition, parcelMoveAllowed, parcelStep } from './decide.js';
 import { expirationDateChangesNotification, orderStatusNotification, userAccessCodeNotification } from './notifications.js';
 import { newPickupCode } from './pickup-code.js';
-import { forgetRevocation, insertOrder, rememberRevocation, saveOrder } from './repository.js';
+import { forgetRevocation, insertOrder, recordTransition, rememberRevocation, saveOrder } from './repository.js';
 import type { LifecycleEvent, OrderTransition } from './table.js';
 
 export interface LifecycleDeps {
@@ -62,6 +63,12 @@ function checkParcelMoves(event: LifecycleEvent, before: readonly ParcelRow[], a
       throw new IllegalTransition(`${event} may not move parcel ${p.barcode} of order ${p.order_id} from ${from} to ${p.state}`);
     }
   }
+}
+
+/** The parcels whose state changed, for the transition's record. */
+function parcelMoves(before: readonly ParcelRow[], after: readonly ParcelRow[]): { barcode: string; from: string | null; to: string }[] {
+  const was = new Map(before.map((p) => [p.barcode, p.state]));
+  return after.filter((p) => was.get(p.barcode) !== p.state).map((p) => ({ barcode: p.barcode, from: was.get(p.barcode) ?? null, to: p.state }));
 }
 
 /** `deps` issue pick-up codes; callers whose events never enter 3 (the storage clock) pass none. */
@@ -124,5 +131,6 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
   const [upsertCseq] = await recordChange(tx, { at, commands: [upsertCommand(order, parcels, req.reservation), ...(req.commands ?? [])], notifications });
   if (rule.effects.includes('rememberRevocation')) await rememberRevocation(tx, order, upsertCseq!, at);
   if (rule.effects.includes('forgetRevocation') && from === OrderState.ReturnInitiated) await forgetRevocation(tx, order.id);
+  await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) });
   return { rule, order, parcels, upsertCseq: upsertCseq!, notifications };
 }

@@ -1,10 +1,10 @@
 /**
- * The only writer of `orders`, `parcels` and `order_revocations`. Everything that changes an order
+ * The only writer of `orders`, `parcels`, `order_revocations` and `order_transitions`. Everything that changes an order
  * goes through `applyTransition` (apply.ts), which writes here; a test keeps it that way
  * (test/lifecycle/single-writer.test.ts). Writes only the columns that differ from the rows as
  * they were read in the same transaction.
  */
-import type { OrderRow, ParcelRow } from '../db/schema.js';
+import type { OrderTransitionsTable, OrderRow, ParcelRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 
 function changedColumns<T extends object>(before: T, after: T): Partial<T> {
@@ -70,4 +70,11 @@ export async function revocationCseq(tx: Tx, order: OrderRow): Promise<number> {
   }
   await rememberRevocation(tx, order, cseq, order.state_changed_at);
   return cseq;
+}
+
+/** Appends one applied transition to the order's record (after the order row is written and locked). */
+export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 'seq'>): Promise<void> {
+  const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
+  const seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
+  await tx.insertInto('order_transitions').values({ ...row, seq }).execute();
 }
