@@ -21,6 +21,7 @@ import type { OrderAck } from '../contract/orders.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { acceptedStep, parcelStep } from '../lifecycle/decide.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { findOrder, loadParcels } from './order-store.js';
@@ -58,14 +59,13 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
         at: now,
         reservation: { timezone: locker.timezone, graceMinutes: deps.config.reservationGraceMinutes },
       });
-      return { answer: { externalId: order.external_id, state: applied.order.state }, lockerId: order.locker_id, notified: applied.notifications.length > 0 };
+      return { answer: { externalId: order.external_id, state: applied.order.state }, applied };
     });
     if (outcome === 'moved') {
       if (attempt >= 3) throw new Error(`order ${seen.id} kept moving between lockers`);
       continue;
     }
-    deps.signals.commandsRecorded([outcome.lockerId]);
-    if (outcome.notified) deps.signals.notificationsRecorded();
+    signalApplied(deps.signals, [outcome.applied]);
     return outcome.answer;
   }
 }

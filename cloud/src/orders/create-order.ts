@@ -13,7 +13,8 @@ import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contract/orders.js';
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
-import { applyTransition } from '../lifecycle/apply.js';
+import { applyTransition, type Applied } from '../lifecycle/apply.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
@@ -52,11 +53,11 @@ export async function createOrder(
   const now = clock.now();
   checkDeliveryDate(req.dateDelivery, locker, now);
 
-  let answer: ReservationResult | OrderAck;
+  let outcome: { answer: ReservationResult | OrderAck; applied?: Applied };
   try {
-    answer = await lockerTransaction(cdb, [locker.id], async (tx) => {
+    outcome = await lockerTransaction(cdb, [locker.id], async (tx) => {
       const raced = await findOrder(tx, marketplace.id, req.externalId);
-      if (raced) return replayAnswer(raced, hash) as ReservationResult | OrderAck;
+      if (raced) return { answer: replayAnswer(raced, hash) as ReservationResult | OrderAck };
 
       const view = await loadLockerView(tx, locker);
       const sizes = req.parcels.map((p) => ({
@@ -116,7 +117,7 @@ export async function createOrder(
         loaded_at: null,
         updated_at: now,
       }));
-      await applyTransition(tx, lifecycleDeps(deps), {
+      const applied = await applyTransition(tx, lifecycleDeps(deps), {
         event: 'order.create',
         before: null,
         order,
@@ -126,7 +127,7 @@ export async function createOrder(
         at: now,
         reservation: { timezone: locker.timezone, graceMinutes: config.reservationGraceMinutes },
       });
-      return result;
+      return { answer: result, applied };
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -135,6 +136,6 @@ export async function createOrder(
     if (!winner) throw err;
     return replayAnswer(winner, hash) as ReservationResult | OrderAck;
   }
-  deps.signals.commandsRecorded([locker.id]);
-  return answer;
+  if (outcome.applied) signalApplied(deps.signals, [outcome.applied]);
+  return outcome.answer;
 }

@@ -10,6 +10,7 @@ import { DomainError } from '../errors.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { findOrder, loadParcels } from './order-store.js';
@@ -47,9 +48,8 @@ export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceR
       at: clock.now(),
     });
     const expire = isoWithOffset(applied.order.hold_until!, locker.timezone);
-    return { answer: { externalID: order.external_id, date_storage: expire }, lockerId: locker.id };
+    return { answer: { externalID: order.external_id, date_storage: expire }, applied };
   });
-  deps.signals.commandsRecorded([outcome.lockerId]);
-  deps.signals.notificationsRecorded();
+  signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
 }

@@ -9,6 +9,7 @@ import { addDays } from '../lockers/locker-time.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { parcelStep } from '../lifecycle/decide.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { reservationExpiry } from './intent.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
@@ -52,7 +53,7 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
       if (held.length === 0) return false;
       const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
       const step = parcelStep('reservation.release', ParcelState.Pending);
-      await applyTransition(tx, lifecycleDeps(deps), {
+      return applyTransition(tx, lifecycleDeps(deps), {
         event: 'reservation.release',
         before: order,
         order,
@@ -62,11 +63,10 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
         at: now,
         reservation: { timezone: c.timezone, graceMinutes: config.reservationGraceMinutes },
       });
-      return true;
     });
     if (done) {
       released.push(c.id);
-      deps.signals.commandsRecorded([c.locker_id]);
+      signalApplied(deps.signals, [done]);
     }
   }
   return released;

@@ -20,6 +20,7 @@ import type { ClientInvoice, UpdateAnswer, UpdateOrderRequest } from '../contrac
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { LockerCommandDraft } from '../outbox/record-change.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
@@ -110,7 +111,7 @@ async function tryUpdate(
       updated_at: now,
     };
     const commands: LockerCommandDraft[] = moving ? [{ lockerId: order.locker_id, body: { type: 'order.remove', orderId: order.id } }] : [];
-    await applyTransition(tx, lifecycleDeps(deps), {
+    const applied = await applyTransition(tx, lifecycleDeps(deps), {
       event: 'order.update',
       before: order,
       order: updated,
@@ -121,10 +122,10 @@ async function tryUpdate(
       commands,
       reservation: { timezone: target.timezone, graceMinutes: config.reservationGraceMinutes },
     });
-    return { answer, lockers: [order.locker_id, target.id] };
+    return { answer, applied };
   });
   if (outcome === 'moved') return outcome;
-  deps.signals.commandsRecorded(outcome.lockers);
+  signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
 }
 
