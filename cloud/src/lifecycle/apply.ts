@@ -17,6 +17,7 @@ import type { RandomSource } from '../random.js';
 import { census } from './census.js';
 import { decideOrder, IllegalTransition, parcelMoveAllowed, parcelStep } from './decide.js';
 import { expirationDateChangesNotification, orderStatusNotification, userAccessCodeNotification } from './notifications.js';
+import { stepParcel } from './parcel-step.js';
 import { newPickupCode } from './pickup-code.js';
 import { forgetRevocation, insertOrder, recordTransition, rememberRevocation, saveOrder } from './repository.js';
 import type { LifecycleEvent, OrderTransition } from './table.js';
@@ -111,11 +112,7 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
         order.pickup_code_hash = null;
         break;
       case 'returnLoaded':
-        parcels = parcels.map((p) => {
-          if (p.state !== ParcelState.Loaded) return p;
-          const step = parcelStep(req.event, p.state);
-          return step.to === 'same' || step.to === 'refused' ? p : { ...p, state: step.to, updated_at: at };
-        });
+        parcels = parcels.map((p) => (p.state === ParcelState.Loaded ? stepParcel(p, parcelStep(req.event, p.state), at) : p));
         break;
       case 'notifyAwaitingReturn':
         for (const p of parcels) {
