@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { codeAttempt } from './scripted-locker.js';
+import { insertOrder } from '../../cloud/src/lifecycle/repository.js';
 import type { LockerLink } from '../../cloud/src/sync/locker-link.js';
 import type { LinkWorld } from './link-harness.js';
 
@@ -117,18 +118,15 @@ export function linkScenarios(open: () => Promise<LinkWorld>): void {
 
   it('sends a snapshot when the log no longer reaches back to the agent', async () => {
     const { id } = await w.addLocker();
-    await w.tdb.db
-      .insertInto('orders')
-      .values({
+    await insertOrder(
+      w.tdb.db,
+      {
         id: `o-${id}`, marketplace_id: 'mp', external_id: `e-${id}`, number: null, locker_id: id, date_delivery: '2030-01-01', state: 0,
         with_reservation: 1, request_hash: 'h', create_response: '{}', client_invoice: '{}', notification: '{}', pickup_code_hash: null,
         loaded_at: null, hold_until: null, state_changed_at: 0, created_at: 0, updated_at: 0,
-      })
-      .execute();
-    await w.tdb.db
-      .insertInto('parcels')
-      .values({ order_id: `o-${id}`, barcode: `b-${id}`, position: 0, additional_barcodes: '[]', length: null, width: null, height: null, state: 'pending', cell_id: 2, loaded_at: null, updated_at: 0 })
-      .execute();
+      },
+      [{ order_id: `o-${id}`, barcode: `b-${id}`, position: 0, additional_barcodes: '[]', length: null, width: null, height: null, state: 'pending', cell_id: 2, loaded_at: null, updated_at: 0 }],
+    );
     await w.tdb.db.insertInto('partner_marketplaces').values({ partner_id: `p-${id}`, marketplace_id: 'mp' }).execute();
     for (const [sheet, validFor] of [['valid', 30 * 24 * 3600_000], ['expired', 60_000]] as const) {
       await w.tdb.db

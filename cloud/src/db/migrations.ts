@@ -324,6 +324,29 @@ const migration0006: Migration = {
   },
 };
 
+/**
+ * The order lifecycle's record: one row per applied transition (lifecycle/apply.ts) with the id of
+ * its table row, the states before and after, and the parcels whose state changed (JSON
+ * `[{barcode, from, to}]`, `from` null for a new parcel), so why an order is where it is can be read
+ * back.
+ */
+const migration0007: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('order_transitions')
+      .addColumn('order_id', 'text', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('rule', 'text', (c) => c.notNull())
+      .addColumn('event', 'text', (c) => c.notNull())
+      .addColumn('from_state', 'integer')
+      .addColumn('to_state', 'integer', (c) => c.notNull())
+      .addColumn('parcels', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('order_transitions_pk', ['order_id', 'seq'])
+      .execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -334,6 +357,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0004_storage_clock_alerts': migration0004(engine),
         '0005_rate_limits': migration0005,
         '0006_locker_command_types': migration0006,
+        '0007_order_transitions': migration0007,
       });
     },
   };

@@ -240,6 +240,22 @@ export interface OrderRevocationsTable {
   created_at: Millis;
 }
 
+/** One applied row of the order lifecycle (lifecycle/apply.ts). */
+export interface OrderTransitionsTable {
+  order_id: string;
+  /** 1, 2, ... per order. */
+  seq: number;
+  at: Millis;
+  /** Id of the lifecycle table's row. */
+  rule: string;
+  event: string;
+  /** Null when the order was created. */
+  from_state: number | null;
+  to_state: number;
+  /** JSON [{barcode, from, to}] of the parcels whose state changed; `from` null for a new parcel. */
+  parcels: JsonText;
+}
+
 /** Facts of a locker kept for operators: alarms, keypad, cell flags, facts that met a changed intent. */
 export interface LockerAlertsTable {
   id: Generated<number>;
@@ -276,6 +292,7 @@ export interface Database {
   inbox_events: InboxEventsTable;
   notifications: NotificationsTable;
   order_revocations: OrderRevocationsTable;
+  order_transitions: OrderTransitionsTable;
   locker_alerts: LockerAlertsTable;
   rate_counters: RateCountersTable;
   guard_locks: GuardLocksTable;

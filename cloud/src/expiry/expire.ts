@@ -1,7 +1,7 @@
 /**
- * The two moves of the storage clock, each order in its own locker transaction and re-checked
- * under the lock, so several cloud processes (or a tick racing an extension or a pickup) never
- * move an order twice:
+ * The two moves of the storage clock (rows SE1, RC1 and RC2 of the lifecycle table), each order
+ * in its own locker transaction and re-checked under the lock, so several cloud processes (or a
+ * tick racing an extension or a pickup) never move an order twice:
  * - Courier loaded (3) whose holdUntil has passed -> Return initiated (6), code revoked at once;
  * - Return initiated (6) -> Awaiting return (7) once the locker applied the revocation, or after
  *   the confirmation timeout (at most 15 minutes), with order-status 7 per parcel in the locker.
@@ -13,8 +13,9 @@ import type { CloudDatabase } from '../db/database.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { loadParcels } from '../orders/order-store.js';
 import type { OutboxSignals } from '../outbox/signals.js';
-import { saveOrderChange } from './order-change.js';
-import { awaitReturn, initiateReturn, revocationCseq } from './return-flow.js';
+import { applyTransition, type Applied } from '../lifecycle/apply.js';
+import { revocationCseq } from '../lifecycle/repository.js';
+import { signalApplied } from '../lifecycle/signals.js';
 
 export interface ExpiryDeps {
   cdb: CloudDatabase;
@@ -38,23 +39,22 @@ export async function expireStorage(deps: ExpiryDeps): Promise<number> {
     .orderBy('hold_until')
     .limit(BATCH)
     .execute();
-  const lockers: number[] = [];
+  const applied: Applied[] = [];
   for (const c of due) {
     const moved = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
       const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
-      if (!order || order.state !== OrderState.CourierLoaded || order.hold_until === null || order.hold_until > now) return false;
+      if (!order || order.state !== OrderState.CourierLoaded || order.hold_until === null || order.hold_until > now) return null;
       const parcels = await loadParcels(tx, order.id);
-      const step = initiateReturn(order, parcels, now);
-      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, at: now });
-      return true;
+      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      return applyTransition(tx, undefined, { event: 'storage.expired', before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
     });
     if (moved) {
-      lockers.push(c.locker_id);
+      applied.push(moved);
       deps.logger.info({ orderId: c.id, lockerId: c.locker_id }, 'storage expired; return initiated');
     }
   }
-  if (lockers.length > 0) deps.signals.commandsRecorded(lockers);
-  return lockers.length;
+  signalApplied(deps.signals, applied);
+  return applied.length;
 }
 
 /** 6 -> 7 where confirmed or timed out (only `lockerId`'s orders when given); returns how many moved. */
@@ -78,28 +78,24 @@ export async function completeReturns(deps: ExpiryDeps, confirmMs: number, locke
     .limit(BATCH);
   if (lockerId !== undefined) query = query.where('orders.locker_id', '=', lockerId);
   const candidates = await query.execute();
-  const lockers: number[] = [];
+  const applied: Applied[] = [];
   for (const c of candidates) {
-    const reason = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
+    const moved = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
       const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
       if (!order || order.state !== OrderState.ReturnInitiated) return null;
       const cseq = await revocationCseq(tx, order);
-      const locker = await tx.selectFrom('lockers').select(['applied_cseq', 'timezone']).where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
       const confirmed = locker.applied_cseq >= cseq;
       if (!confirmed && now < order.state_changed_at + confirmMs) return null;
       const parcels = await loadParcels(tx, order.id);
-      const step = awaitReturn(order, parcels, now, locker.timezone);
-      await saveOrderChange(tx, { before: order, order: step.order, parcels, changed: step.changed, notifications: step.notifications, at: now });
-      return confirmed ? 'confirmed' : 'timeout';
+      const event = confirmed ? 'revocation.confirmed' : 'revocation.timedOut';
+      return applyTransition(tx, undefined, { event, before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
     });
-    if (reason) {
-      lockers.push(c.locker_id);
-      deps.logger.info({ orderId: c.id, lockerId: c.locker_id, reason }, 'awaiting return');
+    if (moved) {
+      applied.push(moved);
+      deps.logger.info({ orderId: c.id, lockerId: c.locker_id, reason: moved.rule.event === 'revocation.confirmed' ? 'confirmed' : 'timeout' }, 'awaiting return');
     }
   }
-  if (lockers.length > 0) {
-    deps.signals.commandsRecorded(lockers);
-    deps.signals.notificationsRecorded();
-  }
-  return lockers.length;
+  signalApplied(deps.signals, applied);
+  return applied.length;
 }

@@ -6,8 +6,9 @@
  * parcel is a conflict between two facts that only an inventory can settle: it is reported.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
-import type { ParcelRow } from '../db/schema.js';
-import { saveOrderChange } from '../expiry/order-change.js';
+import { applyTransition } from '../lifecycle/apply.js';
+import { parcelStep } from '../lifecycle/decide.js';
+import { stepParcel } from '../lifecycle/parcel-step.js';
 import { loadLockerView } from '../lockers/occupancy.js';
 import { loadParcels } from '../orders/order-store.js';
 import { allocateParcels } from '../orders/reserve.js';
@@ -47,12 +48,19 @@ export async function relocateDisplacedReservations(ctx: EventContext, loadedOrd
     const view = await loadLockerView(tx, locker);
     const allocation = allocateParcels(view, order.marketplace_id, displaced, ctx.deps.config.allocation);
     const cellOf = new Map(allocation.cells.flatMap((c) => c.barcodes.map((b) => [b, c.cellId] as const)));
-    const changed: ParcelRow[] = [];
-    for (const p of displaced) {
-      Object.assign(p, { cell_id: cellOf.get(p.barcode) ?? null, updated_at: now });
-      changed.push(p);
-    }
-    await saveOrderChange(tx, { before: order, order: { ...order, updated_at: now }, parcels, changed, at: now, reservation: reservationRule(ctx) });
+    const step = parcelStep('reservation.displaced', ParcelState.Pending);
+    const changed = displaced.map((p) => ({ ...stepParcel(p, step, now), cell_id: cellOf.get(p.barcode) ?? null }));
+    const after = parcels.map((p) => changed.find((c) => c.barcode === p.barcode) ?? p);
+    await applyTransition(tx, undefined, {
+      event: 'reservation.displaced',
+      before: order,
+      order,
+      parcelsBefore: parcels,
+      parcels: after,
+      locker,
+      at: now,
+      reservation: reservationRule(ctx),
+    });
     await recordAlert(ctx, {
       kind: 'reservation.displaced',
       severity: 'info',

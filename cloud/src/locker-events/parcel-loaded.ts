@@ -15,14 +15,17 @@
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
-import { orderStatusNotification } from '../notify/order-status.js';
+import { parcelStep } from '../lifecycle/decide.js';
+import { orderStatusNotification } from '../lifecycle/notifications.js';
+import { stepParcel } from '../lifecycle/parcel-step.js';
+import type { ParcelCondition } from '../lifecycle/table.js';
 import { loadParcels } from '../orders/order-store.js';
 import { recordChange } from '../outbox/record-change.js';
 import { recordAlert } from './alerts.js';
 import { raiseNeedsInventory } from './cell-facts.js';
 import type { EventContext, EventOf } from './context.js';
 import { relocateDisplacedReservations } from './displaced.js';
-import { orderWork, saveOrderWork, setParcel, settleOrder, type OrderWork } from './order-work.js';
+import { orderWork, saveOrderWork, setParcel, type OrderWork } from './order-work.js';
 
 type LoadedEvent = EventOf<'parcel.loaded'>;
 
@@ -46,30 +49,26 @@ function moveHere(ctx: EventContext<LoadedEvent>, work: OrderWork): boolean {
   if (order.state !== OrderState.New || inLocker) return false;
   const from = order.locker_id;
   work.order = { ...order, locker_id: ctx.locker.id };
-  for (const p of parcels) if (p.state === ParcelState.Pending && p.cell_id !== null) setParcel(work, p, { cell_id: null }, ctx.now);
+  for (const p of parcels) if (p.state === ParcelState.Pending && p.cell_id !== null) setParcel(work, { ...p, cell_id: null, updated_at: ctx.now });
   work.commands.push({ lockerId: from, body: { type: 'order.remove', orderId: order.id } });
   return true;
 }
 
-async function strayParcel(ctx: EventContext<LoadedEvent>, work: OrderWork): Promise<ParcelRow> {
-  const { event } = ctx;
-  const row: ParcelRow = {
+/** A barcode the order does not have, before its step (which puts it in the locker to be returned). */
+function strayParcel(ctx: EventContext<LoadedEvent>, work: OrderWork): ParcelRow {
+  return {
     order_id: work.order.id,
-    barcode: event.barcode,
+    barcode: ctx.event.barcode,
     position: Math.max(-1, ...work.parcels.map((p) => p.position)) + 1,
     additional_barcodes: '[]',
     length: null,
     width: null,
     height: null,
-    state: ParcelState.AwaitingReturn,
-    cell_id: event.cellId,
-    loaded_at: event.at,
+    state: ParcelState.Pending,
+    cell_id: null,
+    loaded_at: null,
     updated_at: ctx.now,
   };
-  await ctx.tx.insertInto('parcels').values(row).execute();
-  work.parcels.push(row);
-  await recordAlert(ctx, { kind: 'fact.unknown_parcel', severity: 'warning', cellId: event.cellId, orderId: work.order.id, detail: { barcode: event.barcode } });
-  return row;
 }
 
 export async function applyParcelLoaded(ctx: EventContext<LoadedEvent>): Promise<void> {
@@ -85,39 +84,27 @@ export async function applyParcelLoaded(ctx: EventContext<LoadedEvent>): Promise
     await recordAlert(ctx, { kind: 'fact.order_moved_back', severity: 'info', cellId: event.cellId, orderId: order.id, detail: { barcode: event.barcode, from: order.locker_id } });
   }
 
-  const place = { lockerId: locker.id, cellId: event.cellId };
   const known = work.parcels.find((p) => p.barcode === event.barcode);
-  const parcel = known ?? (await strayParcel(ctx, work));
-  let unexpected = !known;
-  if (known) {
-    switch (known.state as ParcelState) {
-      case ParcelState.Pending: {
-        unexpected = work.order.state !== OrderState.New;
-        setParcel(work, known, { state: unexpected ? ParcelState.AwaitingReturn : ParcelState.Loaded, cell_id: event.cellId, loaded_at: event.at }, now);
-        break;
-      }
-      case ParcelState.Loaded:
-      case ParcelState.AwaitingReturn:
-        if (known.cell_id === event.cellId) {
-          ctx.log.debug({ lockerId: locker.id, dseq: event.dseq, orderId: order.id, cellId: event.cellId }, 'parcel already loaded in this cell');
-          return;
-        }
-        setParcel(work, known, { cell_id: event.cellId }, now);
-        break;
-      case ParcelState.Cancelled:
-      case ParcelState.Received:
-      case ParcelState.Returned:
-        unexpected = true;
-        await recordAlert(ctx, { kind: 'fact.unexpected_load', severity: 'info', cellId: event.cellId, orderId: order.id, detail: { barcode: event.barcode, parcelState: known.state, orderState: order.state } });
-        setParcel(work, known, { state: ParcelState.AwaitingReturn, cell_id: event.cellId, loaded_at: event.at }, now);
-        break;
-    }
+  const conditions: ParcelCondition[] = [
+    work.order.state === OrderState.New ? 'orderNew' : 'orderNotNew',
+    known?.cell_id === event.cellId ? 'sameCell' : 'otherCell',
+  ];
+  const step = parcelStep('parcel.loaded', known ? (known.state as ParcelState) : 'absent', conditions);
+  if (step.to === 'same' && step.cell === 'keep') {
+    ctx.log.debug({ lockerId: locker.id, dseq: event.dseq, orderId: order.id, cellId: event.cellId }, 'parcel already loaded in this cell');
+    return;
   }
+  if (step.alert) {
+    const detail = known ? { barcode: event.barcode, parcelState: known.state, orderState: order.state } : { barcode: event.barcode };
+    await recordAlert(ctx, { ...step.alert, cellId: event.cellId, orderId: order.id, detail });
+  }
+  const parcel = setParcel(work, stepParcel(known ?? strayParcel(ctx, work), step, now, { cellId: event.cellId, at: event.at }));
+  const place = { lockerId: locker.id, cellId: event.cellId };
   work.notifications.push(orderStatusNotification(work.order, parcel.barcode, OrderState.CourierLoaded, event.at, locker.timezone, place));
-  if (unexpected && work.order.state === OrderState.AwaitingReturn) {
+  // A parcel the order no longer expected, while the order already awaits its return: say so at once.
+  if (step.to === ParcelState.AwaitingReturn && work.order.state === OrderState.AwaitingReturn) {
     work.notifications.push(orderStatusNotification(work.order, parcel.barcode, OrderState.AwaitingReturn, now, locker.timezone));
   }
-  await settleOrder(ctx, work, 'loaded');
-  await saveOrderWork(ctx, work);
+  await saveOrderWork(ctx, work, 'parcel.loaded');
   await relocateDisplacedReservations(ctx, order.id, event.cellId);
 }

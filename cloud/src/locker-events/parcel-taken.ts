@@ -9,15 +9,17 @@
  * - the same parcel reported again in the same state changes nothing;
  * - an unknown order, a barcode the order does not have, or an order meant for another locker:
  *   the marketplace (when known) gets the status and operators an alert; no state changes.
- * The order then follows its parcels (order-work.ts, settleOrder).
+ * The order then follows its parcels (rows T and R of the lifecycle table, docs/lifecycle.md).
  */
-import { OrderState, ParcelState } from '../../../shared/src/enums.js';
-import { orderStatusNotification } from '../notify/order-status.js';
+import { OrderState, type ParcelState } from '../../../shared/src/enums.js';
+import { parcelStep } from '../lifecycle/decide.js';
+import { orderStatusNotification } from '../lifecycle/notifications.js';
+import { stepParcel } from '../lifecycle/parcel-step.js';
 import { loadParcels } from '../orders/order-store.js';
 import { recordChange } from '../outbox/record-change.js';
 import { recordAlert } from './alerts.js';
 import type { EventContext, EventOf } from './context.js';
-import { orderWork, saveOrderWork, setParcel, settleOrder } from './order-work.js';
+import { orderWork, saveOrderWork, setParcel } from './order-work.js';
 
 type TakenEvent = EventOf<'parcel.received'> | EventOf<'parcel.returned'>;
 
@@ -25,7 +27,6 @@ export async function applyParcelTaken(ctx: EventContext<TakenEvent>): Promise<v
   const { tx, event, locker, now } = ctx;
   const received = event.type === 'parcel.received';
   const status = received ? OrderState.ClientReceived : OrderState.CourierPickedUp;
-  const next = received ? ParcelState.Received : ParcelState.Returned;
 
   const order = await tx.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
   if (!order) {
@@ -45,18 +46,18 @@ export async function applyParcelTaken(ctx: EventContext<TakenEvent>): Promise<v
     await recordChange(tx, { at: now, notifications: [orderStatusNotification(order, event.barcode, status, event.at, locker.timezone)] });
     return;
   }
-  if (parcel.state === next) {
-    ctx.log.debug({ lockerId: locker.id, dseq: event.dseq, orderId: order.id, state: next }, 'parcel already in this state');
+  const step = parcelStep(event.type, parcel.state as ParcelState);
+  if (step.to === 'same') {
+    ctx.log.debug({ lockerId: locker.id, dseq: event.dseq, orderId: order.id, state: parcel.state }, 'parcel already in this state');
     return;
   }
-  if (parcel.state !== ParcelState.Loaded && parcel.state !== ParcelState.AwaitingReturn) {
-    await recordAlert(ctx, { kind: 'fact.not_in_locker', severity: 'warning', cellId: event.cellId, orderId: order.id, detail: { type: event.type, barcode: event.barcode, parcelState: parcel.state } });
+  if (step.alert) {
+    await recordAlert(ctx, { ...step.alert, cellId: event.cellId, orderId: order.id, detail: { type: event.type, barcode: event.barcode, parcelState: parcel.state } });
   } else if (received && (order.state === OrderState.ReturnInitiated || order.state === OrderState.AwaitingReturn)) {
     await recordAlert(ctx, { kind: 'fact.pickup_after_revocation', severity: 'info', cellId: event.cellId, orderId: order.id, detail: { barcode: event.barcode, orderState: order.state } });
   }
   const work = orderWork(order, parcels);
-  setParcel(work, parcel, { state: next }, now);
+  setParcel(work, stepParcel(parcel, step, now));
   work.notifications.push(orderStatusNotification(order, parcel.barcode, status, event.at, locker.timezone));
-  await settleOrder(ctx, work, received ? 'received' : 'returned');
-  await saveOrderWork(ctx, work);
+  await saveOrderWork(ctx, work, event.type);
 }

@@ -13,9 +13,10 @@ import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contract/orders.js';
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
-import { recordChange } from '../outbox/record-change.js';
+import { applyTransition, type Applied } from '../lifecycle/apply.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
-import { upsertCommand } from './intent.js';
+import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
 import { findOrder } from './order-store.js';
 import { allocateParcels } from './reserve.js';
@@ -52,11 +53,11 @@ export async function createOrder(
   const now = clock.now();
   checkDeliveryDate(req.dateDelivery, locker, now);
 
-  let answer: ReservationResult | OrderAck;
+  let outcome: { answer: ReservationResult | OrderAck; applied?: Applied };
   try {
-    answer = await lockerTransaction(cdb, [locker.id], async (tx) => {
+    outcome = await lockerTransaction(cdb, [locker.id], async (tx) => {
       const raced = await findOrder(tx, marketplace.id, req.externalId);
-      if (raced) return replayAnswer(raced, hash) as ReservationResult | OrderAck;
+      if (raced) return { answer: replayAnswer(raced, hash) as ReservationResult | OrderAck };
 
       const view = await loadLockerView(tx, locker);
       const sizes = req.parcels.map((p) => ({
@@ -116,10 +117,17 @@ export async function createOrder(
         loaded_at: null,
         updated_at: now,
       }));
-      await tx.insertInto('orders').values(order).execute();
-      await tx.insertInto('parcels').values(parcels).execute();
-      await recordChange(tx, { at: now, commands: [upsertCommand(order, parcels, { timezone: locker.timezone, graceMinutes: deps.config.reservationGraceMinutes })] });
-      return result;
+      const applied = await applyTransition(tx, lifecycleDeps(deps), {
+        event: 'order.create',
+        before: null,
+        order,
+        parcelsBefore: [],
+        parcels,
+        locker,
+        at: now,
+        reservation: { timezone: locker.timezone, graceMinutes: config.reservationGraceMinutes },
+      });
+      return { answer: result, applied };
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
@@ -128,6 +136,6 @@ export async function createOrder(
     if (!winner) throw err;
     return replayAnswer(winner, hash) as ReservationResult | OrderAck;
   }
-  deps.signals.commandsRecorded([locker.id]);
-  return answer;
+  if (outcome.applied) signalApplied(deps.signals, [outcome.applied]);
+  return outcome.answer;
 }

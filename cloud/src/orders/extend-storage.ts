@@ -3,16 +3,16 @@
  * Courier loaded (252 otherwise, 250 when unknown). The locker gets the new holdUntil and the
  * marketplace an expiration-date-changes notification.
  */
-import { OrderState, ResultCode } from '../../../shared/src/enums.js';
+import { ResultCode, type OrderState } from '../../../shared/src/enums.js';
 import type { MarketplaceRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError } from '../errors.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
-import { calendarOf } from '../lockers/working-days.js';
-import { recordChange } from '../outbox/record-change.js';
+import { applyTransition } from '../lifecycle/apply.js';
+import { requireAllowed } from '../lifecycle/decide.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
-import { extendedDeadline } from './deadline.js';
-import { upsertCommand } from './intent.js';
+import { lifecycleDeps } from './lifecycle-deps.js';
 import { findOrder, loadParcels } from './order-store.js';
 
 export interface ExtensionAnswer {
@@ -32,31 +32,24 @@ export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceR
   const outcome = await lockerTransaction(cdb, [seen.locker_id], async (tx) => {
     const order = await findOrder(tx, marketplace.id, extId);
     if (!order) throw notFound();
-    if (order.state !== OrderState.CourierLoaded || order.hold_until === null || order.locker_id !== seen.locker_id) {
+    requireAllowed('storage.extend', order.state as OrderState);
+    if (order.hold_until === null || order.locker_id !== seen.locker_id) {
       throw new DomainError(ResultCode.OperationBadState, 'Operation have bad state');
     }
     const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
-    const now = clock.now();
-    const holdUntil = extendedDeadline(order.hold_until, calendarOf(locker));
-    await tx.updateTable('orders').set({ hold_until: holdUntil, updated_at: now }).where('id', '=', order.id).execute();
-    const updated = { ...order, hold_until: holdUntil, updated_at: now };
     const parcels = await loadParcels(tx, order.id);
-    const expire = isoWithOffset(holdUntil, locker.timezone);
-    await recordChange(tx, {
-      at: now,
-      commands: [upsertCommand(updated, parcels)],
-      notifications: [
-        {
-          marketplaceId: order.marketplace_id,
-          orderId: order.id,
-          kind: 'expiration-date-changes',
-          body: { id: order.external_id, event_dt: isoWithOffset(now, locker.timezone), expire_dt: expire },
-        },
-      ],
+    const applied = await applyTransition(tx, lifecycleDeps(deps), {
+      event: 'storage.extend',
+      before: order,
+      order,
+      parcelsBefore: parcels,
+      parcels,
+      locker,
+      at: clock.now(),
     });
-    return { answer: { externalID: order.external_id, date_storage: expire }, lockerId: locker.id };
+    const expire = isoWithOffset(applied.order.hold_until!, locker.timezone);
+    return { answer: { externalID: order.external_id, date_storage: expire }, applied };
   });
-  deps.signals.commandsRecorded([outcome.lockerId]);
-  deps.signals.notificationsRecorded();
+  signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
 }

@@ -6,10 +6,14 @@
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { addDays } from '../lockers/locker-time.js';
-import { recordChange } from '../outbox/record-change.js';
+import { applyTransition } from '../lifecycle/apply.js';
+import { parcelStep } from '../lifecycle/decide.js';
+import { stepParcel } from '../lifecycle/parcel-step.js';
+import { signalApplied } from '../lifecycle/signals.js';
 import type { Job, Scheduler } from '../scheduler.js';
 import type { ServiceDeps } from '../services.js';
-import { reservationExpiry, upsertCommand } from './intent.js';
+import { reservationExpiry } from './intent.js';
+import { lifecycleDeps } from './lifecycle-deps.js';
 import { loadParcels } from './order-store.js';
 
 export { reservationExpiry } from './intent.js';
@@ -48,21 +52,22 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
       const parcels = await loadParcels(tx, order.id);
       const held = parcels.filter((p) => p.state === ParcelState.Pending && p.cell_id !== null);
       if (held.length === 0) return false;
-      for (const p of held) p.cell_id = null;
-      await tx
-        .updateTable('parcels')
-        .set({ cell_id: null, updated_at: now })
-        .where('order_id', '=', order.id)
-        .where('state', '=', ParcelState.Pending)
-        .execute();
-      await tx.updateTable('orders').set({ updated_at: now }).where('id', '=', order.id).execute();
-      const rule = { timezone: c.timezone, graceMinutes: config.reservationGraceMinutes };
-      await recordChange(tx, { at: now, commands: [upsertCommand({ ...order, updated_at: now }, parcels, rule)] });
-      return true;
+      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const step = parcelStep('reservation.release', ParcelState.Pending);
+      return applyTransition(tx, lifecycleDeps(deps), {
+        event: 'reservation.release',
+        before: order,
+        order,
+        parcelsBefore: parcels,
+        parcels: parcels.map((p) => (p.state === ParcelState.Pending ? stepParcel(p, step, now) : p)),
+        locker,
+        at: now,
+        reservation: { timezone: c.timezone, graceMinutes: config.reservationGraceMinutes },
+      });
     });
     if (done) {
       released.push(c.id);
-      deps.signals.commandsRecorded([c.locker_id]);
+      signalApplied(deps.signals, [done]);
     }
   }
   return released;

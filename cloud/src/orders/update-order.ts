@@ -12,15 +12,18 @@
  *   then carries the reservation result. An order created without reservation is checked again for
  *   fitting free cells when its parcels or locker change (32 otherwise).
  */
-import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import { ParcelState, ResultCode, type OrderState } from '../../../shared/src/enums.js';
 import type { MarketplaceRow, OrderRow, ParcelRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { ClientInvoice, UpdateAnswer, UpdateOrderRequest } from '../contract/orders.js';
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
-import { recordChange, type LockerCommandDraft } from '../outbox/record-change.js';
+import { applyTransition } from '../lifecycle/apply.js';
+import { requireAllowed } from '../lifecycle/decide.js';
+import { signalApplied } from '../lifecycle/signals.js';
+import type { LockerCommandDraft } from '../outbox/record-change.js';
 import type { ServiceDeps } from '../services.js';
-import { upsertCommand } from './intent.js';
+import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
 import { findOrder, loadParcels } from './order-store.js';
 import { allocateParcels } from './reserve.js';
@@ -57,7 +60,7 @@ async function tryUpdate(
   seen: OrderRow,
 ): Promise<UpdateAnswer | 'moved'> {
   const { cdb, clock, config } = deps;
-  if (seen.state !== OrderState.New) throw wrongState();
+  requireAllowed('order.update', seen.state as OrderState);
   const targetId = req.postamatId ?? seen.locker_id;
   const target = targetId === seen.locker_id ? await lockerOf(deps, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
   const now = clock.now();
@@ -67,7 +70,7 @@ async function tryUpdate(
     const order = await findOrder(tx, marketplace.id, req.externalId);
     if (!order) throw notFound();
     if (order.locker_id !== seen.locker_id) return 'moved' as const;
-    if (order.state !== OrderState.New) throw wrongState();
+    requireAllowed('order.update', order.state as OrderState);
     const moving = target.id !== order.locker_id;
     const before = await loadParcels(tx, order.id);
     if (moving && before.some((p) => p.state !== ParcelState.Pending && p.state !== ParcelState.Cancelled)) {
@@ -107,43 +110,23 @@ async function tryUpdate(
       notification: req.notification ? JSON.stringify(req.notification) : order.notification,
       updated_at: now,
     };
-    await tx
-      .updateTable('orders')
-      .set({
-        number: updated.number,
-        locker_id: updated.locker_id,
-        date_delivery: updated.date_delivery,
-        client_invoice: updated.client_invoice,
-        notification: updated.notification,
-        updated_at: now,
-      })
-      .where('id', '=', order.id)
-      .execute();
-    const known = new Set(before.map((p) => p.barcode));
-    for (const p of parcels) {
-      if (known.has(p.barcode)) {
-        await tx
-          .updateTable('parcels')
-          .set({ additional_barcodes: p.additional_barcodes, length: p.length, width: p.width, height: p.height, cell_id: p.cell_id, updated_at: p.updated_at })
-          .where('order_id', '=', order.id)
-          .where('barcode', '=', p.barcode)
-          .execute();
-      } else {
-        await tx.insertInto('parcels').values(p).execute();
-      }
-    }
-    const commands: LockerCommandDraft[] = [upsertCommand(updated, parcels, { timezone: target.timezone, graceMinutes: deps.config.reservationGraceMinutes })];
-    if (moving) commands.push({ lockerId: order.locker_id, body: { type: 'order.remove', orderId: order.id } });
-    await recordChange(tx, { at: now, commands });
-    return { answer, lockers: [order.locker_id, target.id] };
+    const commands: LockerCommandDraft[] = moving ? [{ lockerId: order.locker_id, body: { type: 'order.remove', orderId: order.id } }] : [];
+    const applied = await applyTransition(tx, lifecycleDeps(deps), {
+      event: 'order.update',
+      before: order,
+      order: updated,
+      parcelsBefore: before,
+      parcels,
+      locker: target,
+      at: now,
+      commands,
+      reservation: { timezone: target.timezone, graceMinutes: config.reservationGraceMinutes },
+    });
+    return { answer, applied };
   });
   if (outcome === 'moved') return outcome;
-  deps.signals.commandsRecorded(outcome.lockers);
+  signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
-}
-
-function wrongState(): DomainError {
-  return new DomainError(ResultCode.PostOperationWrongState, 'Post operation wrong state');
 }
 
 async function lockerOf(deps: ServiceDeps, lockerId: number) {

@@ -1,14 +1,16 @@
 /**
  * Order states the HTTP API alone cannot reach (a courier loading parcels, storage running out),
- * written the way the locker link records them: in a locker transaction, through the same domain
- * function that enters Courier loaded, with the order.upsert the change owes.
+ * written the way the locker link and the storage clock write them: in a locker transaction,
+ * through the order lifecycle, with the order.upsert the change owes.
  */
-import { OrderState, ParcelState } from '../../../shared/src/enums.js';
-import { lockerTransaction } from '../../../cloud/src/db/transaction.js';
-import { upsertCommand } from '../../../cloud/src/orders/intent.js';
+import { ParcelState } from '../../../shared/src/enums.js';
+import type { OrderRow, ParcelRow } from '../../../cloud/src/db/schema.js';
+import { lockerTransaction, type Tx } from '../../../cloud/src/db/transaction.js';
+import { applyTransition, type LifecycleDeps } from '../../../cloud/src/lifecycle/apply.js';
+import { parcelStep } from '../../../cloud/src/lifecycle/decide.js';
+import { stepParcel } from '../../../cloud/src/lifecycle/parcel-step.js';
+import type { LifecycleEvent } from '../../../cloud/src/lifecycle/table.js';
 import { findOrder, loadParcels } from '../../../cloud/src/orders/order-store.js';
-import { enterCourierLoaded } from '../../../cloud/src/orders/pickup.js';
-import { recordChange } from '../../../cloud/src/outbox/record-change.js';
 import { cryptoRandom } from '../../../cloud/src/random.js';
 import type { TestCloud } from './test-cloud.js';
 
@@ -16,6 +18,21 @@ async function orderOf(tc: TestCloud, marketplaceId: string, externalId: string)
   const order = await findOrder(tc.db.db, marketplaceId, externalId);
   if (!order) throw new Error(`no order ${externalId}`);
   return order;
+}
+
+/** One lifecycle event on the order, with `step` deciding each parcel's row after it. */
+async function transition(
+  tc: TestCloud,
+  tx: Tx,
+  order: OrderRow,
+  event: LifecycleEvent,
+  step: (p: ParcelRow, now: number) => ParcelRow,
+  deps?: LifecycleDeps,
+): Promise<void> {
+  const parcels = await loadParcels(tx, order.id);
+  const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+  const now = tc.clock.now();
+  await applyTransition(tx, deps, { event, before: order, order, parcelsBefore: parcels, parcels: parcels.map((p) => step(p, now)), locker, at: now });
 }
 
 /** The courier put parcels in (their reserved cell, or `cells[barcode]`). Returns the pick-up code once the order is loaded. */
@@ -28,57 +45,39 @@ export async function loadIntoLocker(
   const seen = await orderOf(tc, marketplaceId, externalId);
   return lockerTransaction(tc.db, [seen.locker_id], async (tx) => {
     const order = (await findOrder(tx, marketplaceId, externalId))!;
-    const parcels = await loadParcels(tx, order.id);
-    const now = tc.clock.now();
-    for (const p of parcels) {
-      if (p.state !== ParcelState.Pending || (opts.barcodes && !opts.barcodes.includes(p.barcode))) continue;
-      const cell = opts.cells?.[p.barcode] ?? p.cell_id;
-      if (cell === null || cell === undefined) throw new Error(`parcel ${p.barcode} has no cell to load into`);
-      Object.assign(p, { state: ParcelState.Loaded, cell_id: cell, loaded_at: now });
-      await tx.updateTable('parcels').set({ state: p.state, cell_id: cell, loaded_at: now, updated_at: now }).where('order_id', '=', order.id).where('barcode', '=', p.barcode).execute();
-    }
-    const positions = parcels.filter((p) => p.state === ParcelState.Pending || p.state === ParcelState.Loaded);
-    let updated = order;
     let code: string | undefined;
-    let notifications: Parameters<typeof recordChange>[1]['notifications'] = [];
-    if (positions.length > 0 && positions.every((p) => p.state === ParcelState.Loaded)) {
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
-      const marketplace = await tx.selectFrom('marketplaces').selectAll().where('id', '=', marketplaceId).executeTakeFirstOrThrow();
-      let issued = '';
-      const random = { ...cryptoRandom, digits: (n: number) => (issued = cryptoRandom.digits(n)) };
-      const change = await enterCourierLoaded(tx, { random, pickupCodeLength: 6 }, order, locker, marketplace, now);
-      code = issued;
-      updated = { ...order, ...change.update };
-      notifications = change.notifications;
-      await tx.updateTable('orders').set(change.update).where('id', '=', order.id).execute();
-    }
-    await recordChange(tx, { at: now, commands: [upsertCommand(updated, parcels)], notifications });
+    const random = { ...cryptoRandom, digits: (n: number) => (code = cryptoRandom.digits(n)) };
+    await transition(
+      tc,
+      tx,
+      order,
+      'parcel.loaded',
+      (p, now) => {
+        if (p.state !== ParcelState.Pending || (opts.barcodes && !opts.barcodes.includes(p.barcode))) return p;
+        const cell = opts.cells?.[p.barcode] ?? p.cell_id;
+        if (cell === null || cell === undefined) throw new Error(`parcel ${p.barcode} has no cell to load into`);
+        return stepParcel(p, parcelStep('parcel.loaded', p.state, ['orderNew', 'otherCell']), now, { cellId: cell, at: now });
+      },
+      { random, pickupCodeLength: 6 },
+    );
     return code;
   });
 }
 
-/** Every loaded parcel of the order moves to `parcelState`, the order to `orderState` (pick-up code gone). */
-async function settleLoaded(tc: TestCloud, marketplaceId: string, externalId: string, parcelState: ParcelState, orderState: OrderState): Promise<void> {
-  const order = await orderOf(tc, marketplaceId, externalId);
-  const now = tc.clock.now();
-  await lockerTransaction(tc.db, [order.locker_id], async (tx) => {
-    await tx.updateTable('parcels').set({ state: parcelState, updated_at: now }).where('order_id', '=', order.id).where('state', '=', ParcelState.Loaded).execute();
-    await tx
-      .updateTable('orders')
-      .set({ state: orderState, pickup_code_hash: null, state_changed_at: now, updated_at: now })
-      .where('id', '=', order.id)
-      .execute();
-    const updated = await tx.selectFrom('orders').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
-    await recordChange(tx, { at: now, commands: [upsertCommand(updated, await loadParcels(tx, order.id))] });
+/** Storage ran out and the locker confirmed: the order is Awaiting return (7), its parcels await a courier. */
+export async function expireToAwaitingReturn(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+  const seen = await orderOf(tc, marketplaceId, externalId);
+  await lockerTransaction(tc.db, [seen.locker_id], async (tx) => {
+    await transition(tc, tx, (await findOrder(tx, marketplaceId, externalId))!, 'storage.expired', (p) => p);
+    await transition(tc, tx, (await findOrder(tx, marketplaceId, externalId))!, 'revocation.confirmed', (p) => p);
   });
 }
 
-/** Storage ran out and the locker confirmed: the order is Awaiting return (7), its parcels await a courier. */
-export function expireToAwaitingReturn(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
-  return settleLoaded(tc, marketplaceId, externalId, ParcelState.AwaitingReturn, OrderState.AwaitingReturn);
-}
-
 /** The customer took every loaded parcel: the order is Client received (2). */
-export function receiveByCustomer(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
-  return settleLoaded(tc, marketplaceId, externalId, ParcelState.Received, OrderState.ClientReceived);
+export async function receiveByCustomer(tc: TestCloud, marketplaceId: string, externalId: string): Promise<void> {
+  const seen = await orderOf(tc, marketplaceId, externalId);
+  await lockerTransaction(tc.db, [seen.locker_id], async (tx) => {
+    const order = (await findOrder(tx, marketplaceId, externalId))!;
+    await transition(tc, tx, order, 'parcel.received', (p, now) => (p.state === ParcelState.Loaded ? stepParcel(p, parcelStep('parcel.received', p.state), now) : p));
+  });
 }

@@ -93,7 +93,7 @@ export async function startTestCloud(
     writeFleet,
     async reset() {
       const { db: kdb } = db;
-      for (const table of ['parcels', 'orders', 'notifications', 'locker_commands', 'inbox_events', 'route_sheet_lockers', 'route_sheets', 'couriers', 'cells'] as const) {
+      for (const table of ['order_transitions', 'parcels', 'orders', 'notifications', 'locker_commands', 'inbox_events', 'route_sheet_lockers', 'route_sheets', 'couriers', 'cells'] as const) {
         await kdb.deleteFrom(table).execute();
       }
       await kdb.updateTable('lockers').set({ next_cseq: 1 }).execute();

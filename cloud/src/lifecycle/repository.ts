@@ -1,0 +1,80 @@
+/**
+ * The only writer of `orders`, `parcels`, `order_revocations` and `order_transitions`. Everything that changes an order
+ * goes through `applyTransition` (apply.ts), which writes here; a test keeps it that way
+ * (test/lifecycle/single-writer.test.ts). Writes only the columns that differ from the rows as
+ * they were read in the same transaction.
+ */
+import type { OrderTransitionsTable, OrderRow, ParcelRow } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+
+function changedColumns<T extends object>(before: T, after: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(after) as (keyof T)[]) if (after[key] !== before[key]) out[key] = after[key];
+  return out;
+}
+
+export async function insertOrder(tx: Tx, order: OrderRow, parcels: readonly ParcelRow[]): Promise<void> {
+  await tx.insertInto('orders').values(order).execute();
+  if (parcels.length > 0) await tx.insertInto('parcels').values([...parcels]).execute();
+}
+
+/** Writes the order's and its parcels' changed columns; parcels not in `parcelsBefore` are inserted. */
+export async function saveOrder(tx: Tx, before: OrderRow, after: OrderRow, parcelsBefore: readonly ParcelRow[], parcels: readonly ParcelRow[]): Promise<void> {
+  const known = new Map(parcelsBefore.map((p) => [p.barcode, p]));
+  for (const p of parcels) {
+    const was = known.get(p.barcode);
+    if (!was) {
+      await tx.insertInto('parcels').values(p).execute();
+      continue;
+    }
+    const { order_id: _o, barcode: _b, ...set } = changedColumns(was, p);
+    if (Object.keys(set).length === 0) continue;
+    await tx.updateTable('parcels').set(set).where('order_id', '=', p.order_id).where('barcode', '=', p.barcode).execute();
+  }
+  const { id: _id, ...set } = changedColumns(before, after);
+  if (Object.keys(set).length > 0) await tx.updateTable('orders').set(set).where('id', '=', after.id).execute();
+}
+
+/** The cseq of the upsert that revoked the order's code: the locker must apply it before 6 -> 7. */
+export async function rememberRevocation(tx: Tx, order: Pick<OrderRow, 'id' | 'locker_id'>, cseq: number, at: number): Promise<void> {
+  await tx
+    .insertInto('order_revocations')
+    .values({ order_id: order.id, locker_id: order.locker_id, revoke_cseq: cseq, created_at: at })
+    .onConflict((oc) => oc.column('order_id').doUpdateSet({ locker_id: order.locker_id, revoke_cseq: cseq, created_at: at }))
+    .execute();
+}
+
+export async function forgetRevocation(tx: Tx, orderId: string): Promise<void> {
+  await tx.deleteFrom('order_revocations').where('order_id', '=', orderId).execute();
+}
+
+/**
+ * The cseq the locker must have applied before an order in 6 may move on. Every way into 6
+ * records it; an order that entered 6 before that was so (place/cancel did not) gets it once, as
+ * the locker's last command recorded no later than the order's state change, which includes the
+ * revoking upsert (conservative: it may wait for a few more commands).
+ */
+export async function revocationCseq(tx: Tx, order: OrderRow): Promise<number> {
+  const stored = await tx.selectFrom('order_revocations').select('revoke_cseq').where('order_id', '=', order.id).executeTakeFirst();
+  if (stored) return stored.revoke_cseq;
+  const logged = await tx
+    .selectFrom('locker_commands')
+    .select((eb) => eb.fn.max('cseq').as('cseq'))
+    .where('locker_id', '=', order.locker_id)
+    .where('created_at', '<=', order.state_changed_at)
+    .executeTakeFirst();
+  let cseq = logged?.cseq === null || logged?.cseq === undefined ? null : Number(logged.cseq);
+  if (cseq === null) {
+    const locker = await tx.selectFrom('lockers').select('next_cseq').where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+    cseq = locker.next_cseq - 1;
+  }
+  await rememberRevocation(tx, order, cseq, order.state_changed_at);
+  return cseq;
+}
+
+/** Appends one applied transition to the order's record (after the order row is written and locked). */
+export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 'seq'>): Promise<void> {
+  const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
+  const seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
+  await tx.insertInto('order_transitions').values({ ...row, seq }).execute();
+}

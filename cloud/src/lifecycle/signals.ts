@@ -1,0 +1,12 @@
+/**
+ * After the transaction that applied lifecycle rows has committed: the sync publisher is woken for
+ * every locker that got commands, and the notification dispatcher when notifications were recorded.
+ */
+import type { OutboxSignals } from '../outbox/signals.js';
+import type { Applied } from './apply.js';
+
+export function signalApplied(signals: OutboxSignals, applied: readonly Applied[]): void {
+  const lockers = applied.flatMap((a) => a.commandLockers);
+  if (lockers.length > 0) signals.commandsRecorded(lockers);
+  if (applied.some((a) => a.notifications.length > 0)) signals.notificationsRecorded();
+}
