@@ -21,6 +21,7 @@ import { stepParcel } from './parcel-step.js';
 import { newPickupCode } from './pickup-code.js';
 import { forgetRevocation, insertOrder, recordTransition, rememberRevocation, saveOrder } from './repository.js';
 import type { LifecycleEvent, OrderTransition } from './table.js';
+import { findMarketplace } from '../repositories/accounts.js';
 
 export interface LifecycleDeps {
   random: RandomSource;
@@ -96,7 +97,8 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
         break;
       }
       case 'startClock': {
-        const marketplace = await tx.selectFrom('marketplaces').select('storage_period_hours').where('id', '=', order.marketplace_id).executeTakeFirstOrThrow();
+        const marketplace = await findMarketplace(tx, order.marketplace_id);
+        if (!marketplace) throw new Error(`order ${order.id}: marketplace ${order.marketplace_id} is unknown`);
         order.loaded_at = at;
         order.hold_until = storageDeadline(at, marketplace.storage_period_hours, calendarOf(locker));
         notifications.push(expirationDateChangesNotification(order, at, order.hold_until, locker.timezone));

@@ -3,6 +3,7 @@ import { CodeKind } from '../../../shared/src/enums.js';
 import { codeHash } from '../../../shared/src/codes.js';
 import type { Tx } from '../db/transaction.js';
 import type { RandomSource } from '../random.js';
+import { pickupCodeTaken } from './repository.js';
 
 const MAX_CODE_ATTEMPTS = 50;
 
@@ -10,8 +11,7 @@ export async function newPickupCode(tx: Tx, random: RandomSource, lockerId: numb
   for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
     const code = random.digits(length);
     const hash = codeHash(CodeKind.Customer, String(lockerId), code);
-    const taken = await tx.selectFrom('orders').select('id').where('locker_id', '=', lockerId).where('pickup_code_hash', '=', hash).executeTakeFirst();
-    if (!taken) return { code, hash };
+    if (!(await pickupCodeTaken(tx, lockerId, hash))) return { code, hash };
   }
   throw new Error(`no free pick-up code at locker ${lockerId} after ${MAX_CODE_ATTEMPTS} attempts`);
 }

@@ -13,6 +13,12 @@ function changedColumns<T extends object>(before: T, after: T): Partial<T> {
   return out;
 }
 
+/** Whether an order at the locker holds this pick-up code hash (codes are unique per locker). */
+export async function pickupCodeTaken(tx: Tx, lockerId: number, hash: string): Promise<boolean> {
+  const row = await tx.selectFrom('orders').select('id').where('locker_id', '=', lockerId).where('pickup_code_hash', '=', hash).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertOrder(tx: Tx, order: OrderRow, parcels: readonly ParcelRow[]): Promise<void> {
   await tx.insertInto('orders').values(order).execute();
   if (parcels.length > 0) await tx.insertInto('parcels').values([...parcels]).execute();
