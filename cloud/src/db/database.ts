@@ -5,7 +5,18 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  PostgresIntrospector,
+  type PostgresDialectConfig,
+  SqliteDialect,
+  type TableMetadata,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { Engine } from './engine.js';
@@ -37,6 +48,98 @@ const INT8_OID = 20;
 const int8AsNumber = ((oid: number, format?: 'text' | 'binary'): unknown =>
   oid === INT8_OID ? (v: string) => Number(v) : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser;
 
+/**
+ * Kysely's PostgreSQL introspector reads the tables of every schema in the database and, for each
+ * row, resolves the schema by name (has_schema_privilege(nspname), pg_get_serial_sequence(text)).
+ * The Migrator calls it before every migration run, so a schema dropped by another process during
+ * that scan (tests drop theirs; installations side by side come and go) failed our migration with
+ * `schema "<theirs>" does not exist`. This introspector reads only our schema (the pool's, or the
+ * connection's current schema) and looks everything up by oid, so other schemas cannot disturb it.
+ */
+class SchemaScopedPostgresIntrospector implements DatabaseIntrospector {
+  readonly #db: Kysely<unknown>;
+  readonly #schema: string | undefined;
+
+  constructor(db: Kysely<unknown>, schema: string | undefined) {
+    this.#db = db;
+    this.#schema = schema;
+  }
+
+  /** A plain read of pg_namespace: no name lookups, safe as it is. */
+  getSchemas() {
+    return new PostgresIntrospector(this.#db).getSchemas();
+  }
+
+  async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+    const schema = this.#schema === undefined ? sql`current_schema()` : sql`${this.#schema}`;
+    const { rows } = await sql<{
+      column: string;
+      not_null: boolean;
+      has_default: boolean;
+      table: string;
+      table_type: string;
+      schema: string;
+      type: string;
+      type_schema: string;
+      column_description: string | null;
+      auto_incrementing: boolean;
+    }>`
+      select a.attname as "column", a.attnotnull as not_null, a.atthasdef as has_default, c.relname as "table",
+        c.relkind as table_type, ns.nspname as "schema", typ.typname as "type", dtns.nspname as type_schema,
+        col_description(a.attrelid, a.attnum) as column_description,
+        -- what pg_get_serial_sequence() finds, by oid: a sequence owned by the column (serial or identity)
+        exists (
+          select 1 from pg_catalog.pg_depend d join pg_catalog.pg_class s on s.oid = d.objid
+          where d.classid = 'pg_catalog.pg_class'::regclass and d.refclassid = 'pg_catalog.pg_class'::regclass
+            and d.refobjid = c.oid and d.refobjsubid = a.attnum and d.deptype in ('a', 'i') and s.relkind = 'S'
+        ) as auto_incrementing
+      from pg_catalog.pg_attribute a
+      join pg_catalog.pg_class c on a.attrelid = c.oid
+      join pg_catalog.pg_namespace ns on c.relnamespace = ns.oid
+      join pg_catalog.pg_type typ on a.atttypid = typ.oid
+      join pg_catalog.pg_namespace dtns on typ.typnamespace = dtns.oid
+      where ns.nspname = ${schema}
+        and c.relkind in ('r', 'v', 'p')
+        and has_schema_privilege(ns.oid, 'USAGE')
+        and a.attnum >= 0 and not a.attisdropped
+        and (${options.withInternalKyselyTables} or c.relname not in ('kysely_migration', 'kysely_migration_lock'))
+      order by c.relname, a.attnum`.execute(this.#db);
+    const tables = new Map<string, { name: string; isView: boolean; schema: string; columns: TableMetadata['columns'] }>();
+    for (const r of rows) {
+      let table = tables.get(r.table);
+      if (!table) tables.set(r.table, (table = { name: r.table, isView: r.table_type === 'v', schema: r.schema, columns: [] }));
+      table.columns.push({
+        name: r.column,
+        dataType: r.type,
+        dataTypeSchema: r.type_schema,
+        isAutoIncrementing: r.auto_incrementing,
+        isNullable: !r.not_null,
+        hasDefaultValue: r.has_default,
+        ...(r.column_description !== null ? { comment: r.column_description } : {}),
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(options?: DatabaseMetadataOptions) {
+    return { tables: await this.getTables(options) };
+  }
+}
+
+class SchemaScopedPostgresDialect extends PostgresDialect {
+  readonly #schema: string | undefined;
+
+  constructor(config: PostgresDialectConfig, schema: string | undefined) {
+    super(config);
+    this.#schema = schema;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect signature
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SchemaScopedPostgresIntrospector(db, this.#schema);
+  }
+}
+
 function openPostgres(url: string, schema: string | undefined, poolSize: number): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
@@ -44,7 +147,7 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     types: { getTypeParser: int8AsNumber },
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
 }
 
 function openSqlite(path: string): Kysely<Database> {
@@ -89,8 +192,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
     db,
     engine,
     async migrate() {
-      // Kysely looks for its migration tables in every schema unless told which one: with
-      // several schemas in one database (tests, installations side by side) name ours.
+      // With several schemas in one database (tests, installations side by side) Kysely must be
+      // told which one holds its migration tables; the dialect's introspector reads only ours.
       const migrator = new Migrator({
         db,
         provider: migrationProvider(engine),
