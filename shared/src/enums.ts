@@ -65,7 +65,7 @@ export const CellFlag = {
 export type CellFlag = (typeof CellFlag)[keyof typeof CellFlag];
 export const CELL_FLAGS = Object.values(CellFlag) as [CellFlag, ...CellFlag[]];
 
-/** Lock-board families the agent has drivers for (HARDWARE.md): defined with their protocols. */
+/** Lock-board families the agent has drivers for (docs/hardware.md): defined with their protocols. */
 export { BOARD_FAMILIES, BoardFamily } from '@parcel-locker/hw-protocol';
 
 /** `resultCode` values of the spec's error envelope. */

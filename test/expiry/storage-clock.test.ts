@@ -59,7 +59,7 @@ describe.each(testEngines())('storage clock (%s)', (engine) => {
     await clock.stop();
   });
 
-  // Several processes share PostgreSQL; SQLite serves one process (DESIGN.md, "Storage").
+  // Several processes share PostgreSQL; SQLite serves one process (docs/decisions.md, "Storage clock and notifications").
   it.runIf(engine === 'postgres')('two processes expire and complete an order once', async () => {
     const id = await loadedOrder('S2');
     const holdUntil = (await orderRow(h.nc.db, id)).hold_until!;

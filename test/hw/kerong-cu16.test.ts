@@ -14,7 +14,7 @@ import { FrameDecoder } from '@parcel-locker/hw-protocol';
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const frames = (d: FrameDecoder<Cu16Frame>, bytes: Buffer): Cu16Frame[] => d.push(bytes).flatMap((e) => (e.type === 'frame' ? [e.frame] : []));
 
-describe('Kerong KR-CU16 codec (HARDWARE.md vectors)', () => {
+describe('Kerong KR-CU16 codec (byte vectors of docs/hardware.md)', () => {
   it('encodes status of board 0, unlock of lock 1 of board 0 and of lock 16 of board 1', () => {
     expect(encodeRequest('status', cu16Address(0))).toEqual(h('02 00 30 03 35'));
     expect(encodeRequest('unlock', cu16Address(0, 1))).toEqual(h('02 00 31 03 36'));

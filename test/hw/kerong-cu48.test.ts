@@ -12,7 +12,7 @@ import { FrameDecoder } from '@parcel-locker/hw-protocol';
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const lockedSet = (hooks: boolean[]): number[] => hooks.flatMap((b, i) => (b ? [i + 1] : []));
 
-describe('Kerong KR-CU48 codec (HARDWARE.md vectors)', () => {
+describe('Kerong KR-CU48 codec (byte vectors of docs/hardware.md)', () => {
   it('encodes the status request of board 0 and the broadcast status request', () => {
     expect(encodeStatusRequest(0)).toEqual(h('02 00 00 50 03 55'));
     expect(encodeStatusRequest(BROADCAST_ADDRESS)).toEqual(h('02 0A 00 50 03 5F'));

@@ -12,7 +12,7 @@ const logger = pino(loggerOptions('test-families', process.env.LOG_LEVEL ?? 'sil
 const h = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
 describe('Winnsen codec', () => {
-  it('encodes unlock and status requests as HARDWARE.md lays them out', () => {
+  it('encodes unlock and status requests as docs/hardware.md lays them out', () => {
     expect(winnsen.encodeRequest('unlock', 1, 5)).toEqual(h('90 06 05 01 05 03'));
     expect(winnsen.encodeRequest('status', 2, 24)).toEqual(h('90 06 12 02 18 03'));
   });

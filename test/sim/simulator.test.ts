@@ -41,7 +41,7 @@ describe('simulator wire behaviour', () => {
     sim = await startSimulator({ buses: [{ boards: 1 }], scanner: false });
     for (const lock of [4, 5, 6, 7, 8]) sim.openDoor({ board: 0, lock });
     for (let lock = 9; lock <= 46; lock++) sim.openDoor({ board: 0, lock });
-    // Locks 1, 2, 3, 47 and 48 still locked: the reply of HARDWARE.md.
+    // Locks 1, 2, 3, 47 and 48 still locked: the reply of docs/hardware.md.
     expect(await exchange(sim.buses[0]!.url, h('02 00 00 50 03 55'), 12)).toEqual(h('02 00 00 65 07 00 00 00 00 C0 03 31'));
   });
 

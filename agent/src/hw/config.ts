@@ -21,7 +21,7 @@ export interface FamilyDefaults {
   maxAddress: number;
 }
 
-/** Framing and board sizes from HARDWARE.md. */
+/** Framing and board sizes from docs/hardware.md. */
 export const FAMILY_DEFAULTS: Record<BoardFamily, FamilyDefaults> = {
   [BoardFamily.KerongCu48]: { baudRate: 19200, dataBits: 8, parity: 'none', stopBits: 1, locksPerBoard: 48, minAddress: 0, maxAddress: 9 },
   [BoardFamily.KerongCu16]: { baudRate: 19200, dataBits: 8, parity: 'none', stopBits: 1, locksPerBoard: 16, minAddress: 0, maxAddress: 14 },

@@ -1,5 +1,5 @@
 /**
- * Building blocks of the API contract (spec/postamat-api.md). The request schemas validate every
+ * Building blocks of the API contract (docs/api.md). The request schemas validate every
  * inbound body; the response schemas serialise answers; both feed the OpenAPI document at /docs.
  */
 import { z } from 'zod';

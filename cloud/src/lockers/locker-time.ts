@@ -1,6 +1,6 @@
 /**
  * Locker-local time. Every locker has an IANA time zone; delivery dates, route-sheet validity,
- * storage deadlines and non-working days are all read in it (DESIGN.md, "Time zones").
+ * storage deadlines and non-working days are all read in it (docs/decisions.md).
  * Instants are epoch milliseconds; calendar dates are `YYYY-MM-DD`.
  */
 import { DateTime, IANAZone } from 'luxon';

@@ -1,5 +1,5 @@
 /**
- * Delivers the notifications outbox to the marketplaces' receivers (DESIGN.md, "Notifications").
+ * Delivers the notifications outbox to the marketplaces' receivers (docs/notifications.md).
  * Wakes on OutboxSignals.onNotifications, when the next retry falls due, and on a slow poll for
  * rows other processes wrote. Up to `concurrency` attempts run at once, each for a different
  * order (only an order's head is claimable). Nothing is ever deleted: a failed attempt is retried
