@@ -24,7 +24,8 @@ import { stepParcel } from '../lifecycle/parcel-step.js';
 import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 import { notFound } from './update-order.js';
 
 export interface CancelPositionRequest {
@@ -48,7 +49,7 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
       const now = clock.now();
       const step = acceptedStep(parcelStep('position.cancel', parcel.state as ParcelState));
       const after = parcels.map((p) => (p === parcel ? stepParcel(p, step, now) : p));
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await lockerById(tx, order.locker_id);
       const applied = await applyTransition(tx, lifecycleDeps(deps), {
         event: 'position.cancel',
         before: order,

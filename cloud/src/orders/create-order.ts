@@ -18,7 +18,7 @@ import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
-import { findOrder } from './order-store.js';
+import { findOrder } from '../repositories/orders.js';
 import { allocateParcels } from './reserve.js';
 import { requestHash } from './request-hash.js';
 

@@ -13,7 +13,8 @@ import { requireAllowed } from '../lifecycle/decide.js';
 import { signalApplied } from '../lifecycle/signals.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 
 export interface ExtensionAnswer {
   externalID: string;
@@ -36,7 +37,7 @@ export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceR
     if (order.hold_until === null || order.locker_id !== seen.locker_id) {
       throw new DomainError(ResultCode.OperationBadState, 'Operation have bad state');
     }
-    const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+    const locker = await lockerById(tx, order.locker_id);
     const parcels = await loadParcels(tx, order.id);
     const applied = await applyTransition(tx, lifecycleDeps(deps), {
       event: 'storage.extend',

@@ -25,7 +25,8 @@ import type { LockerCommandDraft } from '../outbox/record-change.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 import { allocateParcels } from './reserve.js';
 
 export function notFound(): DomainError {
@@ -62,7 +63,7 @@ async function tryUpdate(
   const { cdb, clock, config } = deps;
   requireAllowed('order.update', seen.state as OrderState);
   const targetId = req.postamatId ?? seen.locker_id;
-  const target = targetId === seen.locker_id ? await lockerOf(deps, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
+  const target = targetId === seen.locker_id ? await lockerById(cdb.db, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
   const now = clock.now();
   if (req.dateDelivery) checkDeliveryDate(req.dateDelivery, target, now);
 
@@ -127,10 +128,6 @@ async function tryUpdate(
   if (outcome === 'moved') return outcome;
   signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
-}
-
-async function lockerOf(deps: ServiceDeps, lockerId: number) {
-  return deps.cdb.db.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
 }
 
 /** The order's parcels after the update, and whether anything that affects fitting changed. */
