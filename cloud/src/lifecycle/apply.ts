@@ -101,7 +101,7 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
         const marketplace = await findMarketplace(tx, order.marketplace_id);
         if (!marketplace) throw new Error(`order ${order.id}: marketplace ${order.marketplace_id} is unknown`);
         order.loaded_at = at;
-        order.hold_until = storageDeadline(at, marketplace.storage_period_hours, calendarOf(locker));
+        order.hold_until = storageDeadline(at, marketplace.storagePeriodHours, calendarOf(locker));
         notifications.push(expirationDateChangesNotification(order, at, order.hold_until, locker.timezone));
         break;
       }

@@ -4,13 +4,13 @@
  * marketplace an expiration-date-changes notification.
  */
 import { ResultCode, type OrderState } from '../../../shared/src/enums.js';
-import type { MarketplaceRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError } from '../errors.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
 import { signalApplied } from '../lifecycle/signals.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { lockerById } from '../repositories/lockers.js';
@@ -25,7 +25,7 @@ function notFound(): DomainError {
   return new DomainError(ResultCode.OperationNotFound, 'Operation not found');
 }
 
-export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceRow, extId: string): Promise<ExtensionAnswer> {
+export async function extendStorage(deps: ServiceDeps, marketplace: Marketplace, extId: string): Promise<ExtensionAnswer> {
   const { cdb, clock } = deps;
   const seen = await findOrder(cdb.db, marketplace.id, extId);
   if (!seen) throw notFound();

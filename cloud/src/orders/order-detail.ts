@@ -7,17 +7,17 @@
  */
 import { CodeKind, OrderState, ResultCode } from '../../../shared/src/enums.js';
 import { codeHash } from '../../../shared/src/codes.js';
-import type { MarketplaceRow } from '../db/schema.js';
 import { DomainError } from '../errors.js';
 import type { OrderDetail, OrderDetailRequest } from '../contract/index.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
 import { presentWorkTimeProfile } from '../lockers/present.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { courierOfMarketplace, routeToLocker } from '../repositories/couriers.js';
 import { lockerById } from '../repositories/lockers.js';
 import { loadParcels, newestOrderWithParcel } from '../repositories/orders.js';
 
-export async function orderDetail(deps: ServiceDeps, marketplace: MarketplaceRow, req: OrderDetailRequest): Promise<OrderDetail> {
+export async function orderDetail(deps: ServiceDeps, marketplace: Marketplace, req: OrderDetailRequest): Promise<OrderDetail> {
   const { db } = deps.cdb;
   const order = await newestOrderWithParcel(db, marketplace.id, req.barcode);
   if (!order) throw new DomainError(ResultCode.OrderNotFound, 'Order not found');

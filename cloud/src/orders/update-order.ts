@@ -13,7 +13,7 @@
  *   fitting free cells when its parcels or locker change (32 otherwise).
  */
 import { ParcelState, ResultCode, type OrderState } from '../../../shared/src/enums.js';
-import type { MarketplaceRow, OrderRow, ParcelRow } from '../db/schema.js';
+import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { ClientInvoice, UpdateAnswer, UpdateOrderRequest } from '../contract/orders.js';
@@ -22,6 +22,7 @@ import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
 import { signalApplied } from '../lifecycle/signals.js';
 import type { LockerCommandDraft } from '../outbox/record-change.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
@@ -43,7 +44,7 @@ function checkInvoice(invoice: ClientInvoice): void {
 /** The order's locker may change under us (a concurrent update moving it); then read again. */
 const MAX_ATTEMPTS = 3;
 
-export async function updateOrder(deps: ServiceDeps, marketplace: MarketplaceRow, req: UpdateOrderRequest): Promise<UpdateAnswer> {
+export async function updateOrder(deps: ServiceDeps, marketplace: Marketplace, req: UpdateOrderRequest): Promise<UpdateAnswer> {
   if (req.clientInvoice) checkInvoice(req.clientInvoice);
   for (let attempt = 1; ; attempt++) {
     const seen = await findOrder(deps.cdb.db, marketplace.id, req.externalId);
@@ -56,7 +57,7 @@ export async function updateOrder(deps: ServiceDeps, marketplace: MarketplaceRow
 
 async function tryUpdate(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Marketplace,
   req: UpdateOrderRequest,
   seen: OrderRow,
 ): Promise<UpdateAnswer | 'moved'> {
