@@ -18,3 +18,24 @@ export const cryptoRandom: RandomSource = {
     return out;
   },
 };
+
+/** Draws before `uniqueDigits` gives up: a space that crowded needs longer codes, not more tries. */
+export const UNIQUE_CODE_ATTEMPTS = 50;
+
+/**
+ * Random digits that `isTaken` does not refuse (codes unique where they are used). Throws, naming
+ * `what`, when `attempts` draws in a row were taken.
+ */
+export async function uniqueDigits(
+  random: RandomSource,
+  length: number,
+  isTaken: (code: string) => Promise<boolean>,
+  what: string,
+  attempts = UNIQUE_CODE_ATTEMPTS,
+): Promise<string> {
+  for (let i = 0; i < attempts; i++) {
+    const code = random.digits(length);
+    if (!(await isTaken(code))) return code;
+  }
+  throw new Error(`no free ${what} after ${attempts} attempts`);
+}

@@ -1,9 +1,7 @@
 /**
  * The cloud's services never build SQL: queries live in cloud/src/repositories/ (one module per
- * aggregate) and cloud/src/db/ (connections, migrations, transactions). The allow-list names the
- * files whose queries are still being moved behind the orders and parcels repository; it only
- * shrinks: an entry whose file no longer exists or no longer builds SQL fails the test until it
- * is removed.
+ * aggregate), cloud/src/db/ (connections, migrations, transactions) and the order lifecycle's
+ * writer (cloud/src/lifecycle/repository.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,23 +9,6 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = 'cloud/src';
 const QUERY_HOMES = ['cloud/src/repositories/', 'cloud/src/db/', 'cloud/src/lifecycle/repository.ts'];
-
-/** Files that still build SQL on orders and parcels, with what they wait for. */
-const ALLOWED: Record<string, string> = {
-  'cloud/src/orders/update-order.ts': 'orders and parcels repository',
-  'cloud/src/orders/cancel-position.ts': 'orders and parcels repository',
-  'cloud/src/orders/extend-storage.ts': 'orders and parcels repository',
-  'cloud/src/orders/order-detail.ts': 'orders and parcels repository',
-  'cloud/src/orders/order-store.ts': 'orders and parcels repository',
-  'cloud/src/orders/reservation-release.ts': 'orders and parcels repository',
-  'cloud/src/expiry/expire.ts': 'orders and parcels repository',
-  'cloud/src/outbox/record-change.ts': 'orders and parcels repository (appends commands and notifications)',
-  'cloud/src/locker-events/apply-locker-event.ts': 'orders and parcels repository (reads the locker row its handlers take)',
-  'cloud/src/locker-events/displaced.ts': 'orders and parcels repository',
-  'cloud/src/locker-events/parcel-loaded.ts': 'orders and parcels repository',
-  'cloud/src/locker-events/parcel-taken.ts': 'orders and parcels repository',
-  'cloud/src/sync/snapshot.ts': "orders and parcels repository (the locker's active orders as orderIntent takes them)",
-};
 
 const QUERY = /\b(?:selectFrom|insertInto|updateTable|deleteFrom)\s*\(|\bsql\s*(?:<[^>`]*>)?\s*`|\bsql\.(?:raw|ref|id|lit|join|table|val)\s*\(/;
 
@@ -58,13 +39,8 @@ describe('SQL lives in repositories', () => {
     expect(files.filter(buildsSql).some((f) => f.startsWith('cloud/src/repositories/'))).toBe(true);
   });
 
-  it('no file outside cloud/src/repositories/ and cloud/src/db/ builds SQL, except the allow-listed ones', () => {
-    const offenders = outside.filter((f) => !(f in ALLOWED) && buildsSql(f));
+  it('no file outside cloud/src/repositories/, cloud/src/db/ and the lifecycle writer builds SQL', () => {
+    const offenders = outside.filter(buildsSql);
     expect(offenders).toEqual([]);
-  });
-
-  it('the allow-list only names files that still build SQL (remove an entry once its file is converted)', () => {
-    const stale = Object.keys(ALLOWED).filter((f) => !files.includes(f) || !buildsSql(f));
-    expect(stale).toEqual([]);
   });
 });

@@ -22,11 +22,11 @@ import { endOfLocalDay } from '../lockers/locker-time.js';
 import { recordChange } from '../outbox/record-change.js';
 import { partnerLockerIds, partnerMarketplaceIds } from '../repositories/accounts.js';
 import { codeHashInUse, courierWithSameContact, insertRouteGrants, insertRouteSheet, type RouteGrant, saveCourier } from '../repositories/couriers.js';
+import { uniqueDigits } from '../random.js';
 import { type Locker, lockersByIds } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
 
 export const MOS_REGISTRY_NOT_CHECKED = { mosRegistryStatus: 0, mosRegistryDescr: 'Not checked: no city registry is connected' } as const;
-const MAX_CODE_ATTEMPTS = 50;
 
 /** The calling partner: only its id matters here. */
 type Partner = { id: string };
@@ -120,16 +120,9 @@ async function createRouteSheet(
 
 /** A code that no active route sheet of any locker on the route uses already. */
 async function uniqueCourierCode(tx: Tx, deps: ServiceDeps, lockers: readonly Locker[], now: number): Promise<string> {
-  for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
-    const code = deps.random.digits(deps.config.courierCodeLength);
-    let clash = false;
-    for (const l of lockers) {
-      if (await codeHashInUse(tx, l.id, codeHash(CodeKind.Courier, String(l.id), code), now)) {
-        clash = true;
-        break;
-      }
-    }
-    if (!clash) return code;
-  }
-  throw new Error(`no free courier code for lockers ${lockers.map((l) => l.id).join(', ')} after ${MAX_CODE_ATTEMPTS} attempts`);
+  const inUse = async (code: string): Promise<boolean> => {
+    for (const l of lockers) if (await codeHashInUse(tx, l.id, codeHash(CodeKind.Courier, String(l.id), code), now)) return true;
+    return false;
+  };
+  return uniqueDigits(deps.random, deps.config.courierCodeLength, inUse, `courier code for lockers ${lockers.map((l) => l.id).join(', ')}`);
 }

@@ -11,11 +11,13 @@ import { OrderState } from '../../../shared/src/enums.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import { lockerTransaction } from '../db/transaction.js';
-import { loadParcels } from '../orders/order-store.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import { applyTransition, type Applied } from '../lifecycle/apply.js';
 import { revocationCseq } from '../lifecycle/repository.js';
 import { signalApplied } from '../lifecycle/signals.js';
+import { downCursor } from '../repositories/locker-stream.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrderById, loadParcels, ordersWithStorageEnded, returnsToComplete } from '../repositories/orders.js';
 
 export interface ExpiryDeps {
   cdb: CloudDatabase;
@@ -31,26 +33,19 @@ const BATCH = 500;
 export async function expireStorage(deps: ExpiryDeps): Promise<number> {
   const { cdb, clock } = deps;
   const now = clock.now();
-  const due = await cdb.db
-    .selectFrom('orders')
-    .select(['id', 'locker_id'])
-    .where('state', '=', OrderState.CourierLoaded)
-    .where('hold_until', '<=', now)
-    .orderBy('hold_until')
-    .limit(BATCH)
-    .execute();
+  const due = await ordersWithStorageEnded(cdb.db, now, BATCH);
   const applied: Applied[] = [];
   for (const c of due) {
-    const moved = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
-      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+    const moved = await lockerTransaction(cdb, [c.lockerId], async (tx) => {
+      const order = await findOrderById(tx, c.orderId);
       if (!order || order.state !== OrderState.CourierLoaded || order.hold_until === null || order.hold_until > now) return null;
       const parcels = await loadParcels(tx, order.id);
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await lockerById(tx, order.locker_id);
       return applyTransition(tx, undefined, { event: 'storage.expired', before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
     });
     if (moved) {
       applied.push(moved);
-      deps.logger.info({ orderId: c.id, lockerId: c.locker_id }, 'storage expired; return initiated');
+      deps.logger.info({ orderId: c.orderId, lockerId: c.lockerId }, 'storage expired; return initiated');
     }
   }
   signalApplied(deps.signals, applied);
@@ -61,31 +56,16 @@ export async function expireStorage(deps: ExpiryDeps): Promise<number> {
 export async function completeReturns(deps: ExpiryDeps, confirmMs: number, lockerId?: number): Promise<number> {
   const { cdb, clock } = deps;
   const now = clock.now();
-  let query = cdb.db
-    .selectFrom('orders')
-    .innerJoin('lockers', 'lockers.id', 'orders.locker_id')
-    .leftJoin('order_revocations', 'order_revocations.order_id', 'orders.id')
-    .select(['orders.id', 'orders.locker_id'])
-    .where('orders.state', '=', OrderState.ReturnInitiated)
-    .where((eb) =>
-      eb.or([
-        eb('orders.state_changed_at', '<=', now - confirmMs),
-        eb('order_revocations.revoke_cseq', 'is', null),
-        eb('order_revocations.revoke_cseq', '<=', eb.ref('lockers.applied_cseq')),
-      ]),
-    )
-    .orderBy('orders.state_changed_at')
-    .limit(BATCH);
-  if (lockerId !== undefined) query = query.where('orders.locker_id', '=', lockerId);
-  const candidates = await query.execute();
+  const candidates = await returnsToComplete(cdb.db, now - confirmMs, BATCH, lockerId);
   const applied: Applied[] = [];
   for (const c of candidates) {
-    const moved = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
-      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+    const moved = await lockerTransaction(cdb, [c.lockerId], async (tx) => {
+      const order = await findOrderById(tx, c.orderId);
       if (!order || order.state !== OrderState.ReturnInitiated) return null;
       const cseq = await revocationCseq(tx, order);
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
-      const confirmed = locker.applied_cseq >= cseq;
+      const locker = await lockerById(tx, order.locker_id);
+      const cursor = await downCursor(tx, order.locker_id);
+      const confirmed = cursor !== undefined && cursor.appliedCseq >= cseq;
       if (!confirmed && now < order.state_changed_at + confirmMs) return null;
       const parcels = await loadParcels(tx, order.id);
       const event = confirmed ? 'revocation.confirmed' : 'revocation.timedOut';
@@ -93,7 +73,7 @@ export async function completeReturns(deps: ExpiryDeps, confirmMs: number, locke
     });
     if (moved) {
       applied.push(moved);
-      deps.logger.info({ orderId: c.id, lockerId: c.locker_id, reason: moved.rule.event === 'revocation.confirmed' ? 'confirmed' : 'timeout' }, 'awaiting return');
+      deps.logger.info({ orderId: c.orderId, lockerId: c.lockerId, reason: moved.rule.event === 'revocation.confirmed' ? 'confirmed' : 'timeout' }, 'awaiting return');
     }
   }
   signalApplied(deps.signals, applied);

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
-import type { MarketplaceRow } from '../db/schema.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import { DomainError, RetryLaterError } from '../errors.js';
 import { recordCloudAlert } from '../locker-events/alerts.js';
 import { lockedUntil, lockKey } from '../repositories/guard.js';
@@ -41,8 +41,8 @@ export class CodeGuessGuard {
   }
 
   /** Runs `attempt` (an operation that checks a secret for `barcode`) unless its path is locked. */
-  async guard<T>(marketplace: MarketplaceRow, barcode: string, operation: string, attempt: () => Promise<T>): Promise<T> {
-    const limits = guessLimitsOf(marketplace.rate_limits);
+  async guard<T>(marketplace: Marketplace, barcode: string, operation: string, attempt: () => Promise<T>): Promise<T> {
+    const limits = guessLimitsOf(marketplace.rateLimits);
     const barcodeDigest = createHash('sha256').update(barcode, 'utf8').digest('base64url').slice(0, 22);
     const paths: Path[] = [
       { scope: 'parcel', key: `guess:parcel:${marketplace.id}:${barcodeDigest}`, limit: limits.perParcel },
@@ -66,7 +66,7 @@ export class CodeGuessGuard {
     }
   }
 
-  async #countFailure(marketplace: MarketplaceRow, barcode: string, operation: string, paths: readonly Path[]): Promise<void> {
+  async #countFailure(marketplace: Marketplace, barcode: string, operation: string, paths: readonly Path[]): Promise<void> {
     const counts = await this.#counters.hit(paths.map((p) => ({ key: p.key, windowMs: p.limit.windowSeconds * 1000 })));
     for (const [i, path] of paths.entries()) {
       const failures = counts[i]!.hits;
@@ -83,7 +83,7 @@ export class CodeGuessGuard {
     return (await lockKey(this.deps.cdb.db, path.key, until, now)) ? until : undefined;
   }
 
-  async #alert(marketplace: MarketplaceRow, barcode: string, operation: string, path: Path, failures: number, until: number): Promise<void> {
+  async #alert(marketplace: Marketplace, barcode: string, operation: string, path: Path, failures: number, until: number): Promise<void> {
     // The barcode's order names the locker the alert belongs to (the answer was 203/210, so it exists).
     const order = await newestOrderWithBarcode(this.deps.cdb.db, marketplace.id, barcode);
     if (!order) {

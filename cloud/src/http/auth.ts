@@ -9,9 +9,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
 import type { CloudDatabase } from '../db/database.js';
-import type { MarketplaceRow, PartnerRow } from '../db/schema.js';
 import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
-import { findApiKey, findMarketplace, findPartner, type KeyOwnerKind } from '../repositories/accounts.js';
+import { findApiKey, findMarketplace, findPartner, type KeyOwnerKind, type Marketplace, type Partner } from '../repositories/accounts.js';
 
 export type { KeyOwnerKind } from '../repositories/accounts.js';
 
@@ -46,17 +45,17 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
 }
 
 /** The calling marketplace; 401 with 1 (unknown key), 10 (inactive) or 11 (organization inactive). */
-export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<MarketplaceRow> {
+export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Marketplace> {
   const id = await ownerOf(cdb, 'marketplace', header);
   const marketplace = await findMarketplace(cdb.db, id);
   if (!marketplace) throw unauthorized();
   if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
-  if (!marketplace.organization_active) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
+  if (!marketplace.organizationActive) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
   return marketplace;
 }
 
 /** The calling partner; an inactive partner is refused like an unknown key (401, code 1). */
-export async function authenticatePartner(cdb: CloudDatabase, header: string | string[] | undefined): Promise<PartnerRow> {
+export async function authenticatePartner(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Partner> {
   const id = await ownerOf(cdb, 'partner', header);
   const partner = await findPartner(cdb.db, id);
   if (!partner || !partner.active) throw unauthorized();

@@ -7,7 +7,7 @@
  * its commands go to.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
-import type { LockerRow, OrderRow, ParcelRow } from '../db/schema.js';
+import type { OrderRow, ParcelRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 import { calendarOf } from '../lockers/working-days.js';
 import { extendedDeadline, storageDeadline } from '../orders/deadline.js';
@@ -22,6 +22,7 @@ import { newPickupCode } from './pickup-code.js';
 import { forgetRevocation, insertOrder, recordTransition, rememberRevocation, saveOrder } from './repository.js';
 import type { LifecycleEvent, OrderTransition } from './table.js';
 import { findMarketplace } from '../repositories/accounts.js';
+import type { Locker } from '../repositories/lockers.js';
 
 export interface LifecycleDeps {
   random: RandomSource;
@@ -39,7 +40,7 @@ export interface TransitionRequest {
   /** Every parcel of the order after the caller's parcel step (new ones included). */
   parcels: readonly ParcelRow[];
   /** The order's locker (after a move: the new one). */
-  locker: LockerRow;
+  locker: Locker;
   at: number;
   /** Owed by the parcel step itself (order-status of a fact); sent before the row's own. */
   notifications?: readonly NotificationDraft[];
@@ -100,7 +101,7 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
         const marketplace = await findMarketplace(tx, order.marketplace_id);
         if (!marketplace) throw new Error(`order ${order.id}: marketplace ${order.marketplace_id} is unknown`);
         order.loaded_at = at;
-        order.hold_until = storageDeadline(at, marketplace.storage_period_hours, calendarOf(locker));
+        order.hold_until = storageDeadline(at, marketplace.storagePeriodHours, calendarOf(locker));
         notifications.push(expirationDateChangesNotification(order, at, order.hold_until, locker.timezone));
         break;
       }

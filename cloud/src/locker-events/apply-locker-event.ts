@@ -7,6 +7,7 @@
  */
 import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
+import { lockerById } from '../repositories/lockers.js';
 import type { ApplyEvent } from '../sync/up-stream.js';
 import { recordAlert } from './alerts.js';
 import { applyCellFlags } from './cell-facts.js';
@@ -51,7 +52,7 @@ async function dispatch(ctx: EventContext): Promise<void> {
 export function createLockerEventApplier(deps: LockerEventDeps): ApplyEvent {
   const log = deps.logger.child({ part: 'locker-events' });
   return async function applyLockerEvent(tx: Tx, lockerId: number, event: LockerEvent) {
-    const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
+    const locker = await lockerById(tx, lockerId);
     const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set() };
     await dispatch(ctx);
     return ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : undefined;

@@ -1,12 +1,12 @@
-/** What every handler of a locker fact gets: the event's transaction, the locker row and the deps. */
+/** What every handler of a locker fact gets: the event's transaction, the locker and the deps. */
 import type { Logger } from 'pino';
 import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { AllocationOptions } from '../allocation/options.js';
 import type { Clock } from '../clock.js';
-import type { LockerRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 import type { ReservationRule } from '../orders/intent.js';
 import type { RandomSource } from '../random.js';
+import type { Locker } from '../repositories/lockers.js';
 
 export interface LockerEventDeps {
   clock: Clock;
@@ -18,7 +18,7 @@ export interface LockerEventDeps {
 
 export interface EventContext<E extends LockerEvent = LockerEvent> {
   tx: Tx;
-  locker: LockerRow;
+  locker: Locker;
   event: E;
   /** Cloud time of applying the fact (state changes); the fact's own time is `event.at`. */
   now: number;

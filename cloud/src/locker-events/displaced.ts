@@ -5,43 +5,34 @@
  * its courier's load takes any fitting free cell). A cell that already held another order's
  * parcel is a conflict between two facts that only an inventory can settle: it is reported.
  */
-import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { ParcelState } from '../../../shared/src/enums.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { parcelStep } from '../lifecycle/decide.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
 import { loadLockerView } from '../lockers/occupancy.js';
-import { loadParcels } from '../orders/order-store.js';
 import { allocateParcels } from '../orders/reserve.js';
+import { findOrderById, loadParcels, parcelsInCell } from '../repositories/orders.js';
 import { recordAlert } from './alerts.js';
 import { reservationRule, type EventContext } from './context.js';
 
 export async function relocateDisplacedReservations(ctx: EventContext, loadedOrderId: string, cellId: number): Promise<void> {
   const { tx, locker, now } = ctx;
-  const others = await tx
-    .selectFrom('parcels')
-    .innerJoin('orders', 'orders.id', 'parcels.order_id')
-    .select(['orders.id as order_id', 'parcels.barcode', 'parcels.state'])
-    .where('orders.locker_id', '=', locker.id)
-    .where('parcels.cell_id', '=', cellId)
-    .where('parcels.order_id', '!=', loadedOrderId)
-    .where('parcels.state', 'in', [ParcelState.Pending, ParcelState.Loaded, ParcelState.AwaitingReturn])
-    .where('orders.state', 'not in', [OrderState.ClientReceived, OrderState.CourierPickedUp, OrderState.Cancelled])
-    .orderBy('orders.created_at')
-    .execute();
+  const others = await parcelsInCell(tx, locker.id, cellId, loadedOrderId);
 
   for (const o of others.filter((r) => r.state !== ParcelState.Pending)) {
     await recordAlert(ctx, {
       kind: 'fact.cell_conflict',
       severity: 'warning',
       cellId,
-      orderId: o.order_id,
+      orderId: o.orderId,
       detail: { barcode: o.barcode, loadedOrderId, note: 'the cloud had another parcel in this cell' },
     });
   }
 
-  const reservedFor = [...new Set(others.filter((r) => r.state === ParcelState.Pending).map((r) => r.order_id))];
+  const reservedFor = [...new Set(others.filter((r) => r.state === ParcelState.Pending).map((r) => r.orderId))];
   for (const orderId of reservedFor) {
-    const order = await tx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+    const order = await findOrderById(tx, orderId);
+    if (!order) throw new Error(`no order ${orderId}`);
     const parcels = await loadParcels(tx, orderId);
     const displaced = parcels.filter((p) => p.state === ParcelState.Pending && p.cell_id === cellId);
     // The view already holds the loaded parcel in `cellId`, and the order's other reservations stay put.

@@ -19,8 +19,9 @@ import { parcelStep } from '../lifecycle/decide.js';
 import { orderStatusNotification } from '../lifecycle/notifications.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
 import type { ParcelCondition } from '../lifecycle/table.js';
-import { loadParcels } from '../orders/order-store.js';
 import { recordChange } from '../outbox/record-change.js';
+import { findCell } from '../repositories/lockers.js';
+import { findOrderById, loadParcels } from '../repositories/orders.js';
 import { recordAlert } from './alerts.js';
 import { raiseNeedsInventory } from './cell-facts.js';
 import type { EventContext, EventOf } from './context.js';
@@ -73,10 +74,10 @@ function strayParcel(ctx: EventContext<LoadedEvent>, work: OrderWork): ParcelRow
 
 export async function applyParcelLoaded(ctx: EventContext<LoadedEvent>): Promise<void> {
   const { tx, event, locker, now } = ctx;
-  const cell = await tx.selectFrom('cells').select('id').where('locker_id', '=', locker.id).where('id', '=', event.cellId).executeTakeFirst();
+  const cell = await findCell(tx, locker.id, event.cellId);
   if (!cell) await recordAlert(ctx, { kind: 'fact.unknown_cell', severity: 'warning', cellId: event.cellId, orderId: event.orderId, detail: { type: event.type, barcode: event.barcode } });
 
-  const order = await tx.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
+  const order = await findOrderById(tx, event.orderId);
   if (!order) return parcelOfUnknownPlace(ctx, 'fact.unknown_order', undefined);
   const work = orderWork(order, await loadParcels(tx, order.id));
   if (order.locker_id !== locker.id) {

@@ -15,8 +15,8 @@ import { OrderState, type ParcelState } from '../../../shared/src/enums.js';
 import { parcelStep } from '../lifecycle/decide.js';
 import { orderStatusNotification } from '../lifecycle/notifications.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
-import { loadParcels } from '../orders/order-store.js';
 import { recordChange } from '../outbox/record-change.js';
+import { findOrderById, loadParcels } from '../repositories/orders.js';
 import { recordAlert } from './alerts.js';
 import type { EventContext, EventOf } from './context.js';
 import { orderWork, saveOrderWork, setParcel } from './order-work.js';
@@ -28,7 +28,7 @@ export async function applyParcelTaken(ctx: EventContext<TakenEvent>): Promise<v
   const received = event.type === 'parcel.received';
   const status = received ? OrderState.ClientReceived : OrderState.CourierPickedUp;
 
-  const order = await tx.selectFrom('orders').selectAll().where('id', '=', event.orderId).executeTakeFirst();
+  const order = await findOrderById(tx, event.orderId);
   if (!order) {
     await recordAlert(ctx, { kind: 'fact.unknown_order', severity: 'warning', cellId: event.cellId, orderId: event.orderId, detail: { type: event.type, barcode: event.barcode } });
     return;

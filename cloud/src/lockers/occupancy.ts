@@ -12,7 +12,6 @@
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import type { Tx } from '../db/transaction.js';
-import type { LockerRow } from '../db/schema.js';
 import { type CellHolder, cellHolders } from '../repositories/occupancy.js';
 import { type Cell, type Locker, cellsOf } from '../repositories/lockers.js';
 import { cellServesMarketplace, isFlagged } from './cells.js';
@@ -33,9 +32,8 @@ export interface LockerView {
   holders: CellHolder[];
 }
 
-/** Takes the locker as the repository gives it, or as a row (the orders code still reads rows). */
-export async function loadLockerView(tx: Tx, locker: Locker | LockerRow): Promise<LockerView> {
-  const viewed: ViewedLocker = { id: locker.id, timezone: locker.timezone, depth: locker.depth, usable: !!locker.active && !locker.broken };
+export async function loadLockerView(tx: Tx, locker: Locker): Promise<LockerView> {
+  const viewed: ViewedLocker = { id: locker.id, timezone: locker.timezone, depth: locker.depth, usable: locker.active && !locker.broken };
   return { locker: viewed, cells: await cellsOf(tx, locker.id), holders: await cellHolders(tx, locker.id) };
 }
 

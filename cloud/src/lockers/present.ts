@@ -1,14 +1,12 @@
 /** Locker data in the shapes of the API answers. */
 import type { z } from 'zod';
-import type { LockerRow } from '../db/schema.js';
 import type { Locker } from '../repositories/lockers.js';
 import type { workTimeProfileOut } from '../contract/lockers.js';
 import { isoWithOffset } from './locker-time.js';
 import type { LockerProfile } from './profile.js';
 
-/** Takes the locker as the repository gives it, or as a row (the orders code still reads rows). */
-export function presentWorkTimeProfile(locker: Locker | LockerRow, profile: LockerProfile): z.infer<typeof workTimeProfileOut> | undefined {
-  const updatedAt = 'updatedAt' in locker ? locker.updatedAt : locker.updated_at;
+export function presentWorkTimeProfile(locker: Locker, profile: LockerProfile): z.infer<typeof workTimeProfileOut> | undefined {
+  const { updatedAt } = locker;
   const p = profile.workTimeProfile;
   if (!p) return undefined;
   const perDay = [p.monday, p.tuesday, p.wednesday, p.thursday, p.friday, p.saturday, p.sunday].some((h) => h !== undefined);

@@ -7,9 +7,8 @@
  * 4. the weekly profile: when any weekday has hours, a weekday without hours is non-working;
  *    a profile with only `everyDay` hours, an inactive profile or none at all works every day.
  */
-import type { LockerRow } from '../db/schema.js';
 import { weekdayOf, WEEKDAYS } from './locker-time.js';
-import { parseProfile, type SpecialDays, type WorkTimeProfile } from './profile.js';
+import type { LockerProfile, SpecialDays, WorkTimeProfile } from './profile.js';
 
 export interface LockerCalendar {
   timezone: string;
@@ -29,7 +28,7 @@ export function isNonWorkingDay(date: string, calendar: LockerCalendar): boolean
   return profile[weekdayOf(date)] === undefined;
 }
 
-export function calendarOf(locker: Pick<LockerRow, 'timezone' | 'profile'>): LockerCalendar {
-  const profile = parseProfile(locker.profile);
+export function calendarOf(locker: { timezone: string; profile: LockerProfile }): LockerCalendar {
+  const { profile } = locker;
   return { timezone: locker.timezone, workTimeProfile: profile.workTimeProfile, specialDays: profile.specialDays };
 }

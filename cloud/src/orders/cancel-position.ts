@@ -14,7 +14,6 @@
  * - otherwise the state stays.
  */
 import { ResultCode, type ParcelState } from '../../../shared/src/enums.js';
-import type { MarketplaceRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError } from '../errors.js';
 import type { OrderAck } from '../contract/orders.js';
@@ -22,9 +21,11 @@ import { applyTransition } from '../lifecycle/apply.js';
 import { acceptedStep, parcelStep } from '../lifecycle/decide.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
 import { signalApplied } from '../lifecycle/signals.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 import { notFound } from './update-order.js';
 
 export interface CancelPositionRequest {
@@ -32,7 +33,7 @@ export interface CancelPositionRequest {
   barcode: string;
 }
 
-export async function cancelPosition(deps: ServiceDeps, marketplace: MarketplaceRow, req: CancelPositionRequest): Promise<OrderAck> {
+export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace, req: CancelPositionRequest): Promise<OrderAck> {
   const { cdb, clock } = deps;
   // The order's locker may change under us (a concurrent update moving it); then read again.
   for (let attempt = 1; ; attempt++) {
@@ -48,7 +49,7 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
       const now = clock.now();
       const step = acceptedStep(parcelStep('position.cancel', parcel.state as ParcelState));
       const after = parcels.map((p) => (p === parcel ? stepParcel(p, step, now) : p));
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await lockerById(tx, order.locker_id);
       const applied = await applyTransition(tx, lifecycleDeps(deps), {
         event: 'position.cancel',
         before: order,

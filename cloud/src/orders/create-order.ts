@@ -7,7 +7,7 @@
  * (marketplace, externalId) decides, and the loser answers as a replay.
  */
 import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
-import type { MarketplaceRow, OrderRow, ParcelRow } from '../db/schema.js';
+import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
@@ -15,10 +15,11 @@ import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contrac
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
 import { applyTransition, type Applied } from '../lifecycle/apply.js';
 import { signalApplied } from '../lifecycle/signals.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
-import { findOrder } from './order-store.js';
+import { findOrder } from '../repositories/orders.js';
 import { allocateParcels } from './reserve.js';
 import { requestHash } from './request-hash.js';
 
@@ -33,14 +34,14 @@ function replayAnswer(order: OrderRow, hash: string): unknown {
 
 export async function createOrder(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Marketplace,
   req: CreateOrderRequest,
   mode: 'smartorder/create',
 ): Promise<ReservationResult>;
-export async function createOrder(deps: ServiceDeps, marketplace: MarketplaceRow, req: CreateOrderRequest, mode: 'order/create'): Promise<OrderAck>;
+export async function createOrder(deps: ServiceDeps, marketplace: Marketplace, req: CreateOrderRequest, mode: 'order/create'): Promise<OrderAck>;
 export async function createOrder(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Marketplace,
   req: CreateOrderRequest,
   mode: CreateMode,
 ): Promise<ReservationResult | OrderAck> {

@@ -4,16 +4,17 @@
  * marketplace an expiration-date-changes notification.
  */
 import { ResultCode, type OrderState } from '../../../shared/src/enums.js';
-import type { MarketplaceRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError } from '../errors.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
 import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
 import { signalApplied } from '../lifecycle/signals.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 
 export interface ExtensionAnswer {
   externalID: string;
@@ -24,7 +25,7 @@ function notFound(): DomainError {
   return new DomainError(ResultCode.OperationNotFound, 'Operation not found');
 }
 
-export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceRow, extId: string): Promise<ExtensionAnswer> {
+export async function extendStorage(deps: ServiceDeps, marketplace: Marketplace, extId: string): Promise<ExtensionAnswer> {
   const { cdb, clock } = deps;
   const seen = await findOrder(cdb.db, marketplace.id, extId);
   if (!seen) throw notFound();
@@ -36,7 +37,7 @@ export async function extendStorage(deps: ServiceDeps, marketplace: MarketplaceR
     if (order.hold_until === null || order.locker_id !== seen.locker_id) {
       throw new DomainError(ResultCode.OperationBadState, 'Operation have bad state');
     }
-    const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+    const locker = await lockerById(tx, order.locker_id);
     const parcels = await loadParcels(tx, order.id);
     const applied = await applyTransition(tx, lifecycleDeps(deps), {
       event: 'storage.extend',

@@ -1,12 +1,11 @@
 /** Checks of the target locker and delivery date shared by create and update. */
-import type { Kysely } from 'kysely';
-import type { Database, LockerRow } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
 import { invalidRequest } from '../errors.js';
 import { localDate } from '../lockers/locker-time.js';
-import { findLocker } from './order-store.js';
+import { findLocker, type Locker } from '../repositories/lockers.js';
 
 /** The locker an order may be delivered to: known and active (else code 3). */
-export async function lockerForOrders(db: Kysely<Database>, lockerId: number): Promise<LockerRow> {
+export async function lockerForOrders(db: Tx, lockerId: number): Promise<Locker> {
   const locker = await findLocker(db, lockerId);
   if (!locker) throw invalidRequest(`postamatId ${lockerId} not found`);
   if (!locker.active) throw invalidRequest(`postamatId ${lockerId} is not active`);
@@ -14,7 +13,7 @@ export async function lockerForOrders(db: Kysely<Database>, lockerId: number): P
 }
 
 /** dateDelivery may not lie before the locker's today (code 3). */
-export function checkDeliveryDate(dateDelivery: string, locker: LockerRow, now: number): void {
+export function checkDeliveryDate(dateDelivery: string, locker: Locker, now: number): void {
   const today = localDate(now, locker.timezone);
   if (dateDelivery < today) throw invalidRequest(`dateDelivery ${dateDelivery} is before the postamat's current date ${today}`);
 }

@@ -14,7 +14,8 @@ import type { Job, Scheduler } from '../scheduler.js';
 import type { ServiceDeps } from '../services.js';
 import { reservationExpiry } from './intent.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
-import { loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrderById, loadParcels, ordersHoldingReservations } from '../repositories/orders.js';
 
 export { reservationExpiry } from './intent.js';
 
@@ -24,35 +25,19 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
   const now = clock.now();
   // No time zone is more than a day ahead of UTC: later dates cannot have expired yet.
   const latest = addDays(new Date(now).toISOString().slice(0, 10), 1);
-  const candidates = await cdb.db
-    .selectFrom('orders')
-    .innerJoin('lockers', 'lockers.id', 'orders.locker_id')
-    .select(['orders.id', 'orders.locker_id', 'orders.date_delivery', 'lockers.timezone'])
-    .where('orders.state', '=', OrderState.New)
-    .where('orders.date_delivery', '<=', latest)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('parcels')
-          .select('parcels.barcode')
-          .whereRef('parcels.order_id', '=', 'orders.id')
-          .where('parcels.state', '=', ParcelState.Pending)
-          .where('parcels.cell_id', 'is not', null),
-      ),
-    )
-    .execute();
+  const candidates = await ordersHoldingReservations(cdb.db, latest);
   const released: string[] = [];
   for (const c of candidates) {
-    if (now < reservationExpiry(c.date_delivery, c.timezone, config.reservationGraceMinutes)) continue;
-    const done = await lockerTransaction(cdb, [c.locker_id], async (tx) => {
-      const order = await tx.selectFrom('orders').selectAll().where('id', '=', c.id).executeTakeFirst();
+    if (now < reservationExpiry(c.dateDelivery, c.timezone, config.reservationGraceMinutes)) continue;
+    const done = await lockerTransaction(cdb, [c.lockerId], async (tx) => {
+      const order = await findOrderById(tx, c.orderId);
       // Re-checked under the lock: the order may have been loaded, moved or postponed meanwhile.
-      if (!order || order.state !== OrderState.New || order.locker_id !== c.locker_id) return false;
+      if (!order || order.state !== OrderState.New || order.locker_id !== c.lockerId) return false;
       if (now < reservationExpiry(order.date_delivery, c.timezone, config.reservationGraceMinutes)) return false;
       const parcels = await loadParcels(tx, order.id);
       const held = parcels.filter((p) => p.state === ParcelState.Pending && p.cell_id !== null);
       if (held.length === 0) return false;
-      const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+      const locker = await lockerById(tx, order.locker_id);
       const step = parcelStep('reservation.release', ParcelState.Pending);
       return applyTransition(tx, lifecycleDeps(deps), {
         event: 'reservation.release',
@@ -66,7 +51,7 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
       });
     });
     if (done) {
-      released.push(c.id);
+      released.push(c.orderId);
       signalApplied(deps.signals, [done]);
     }
   }

@@ -13,7 +13,7 @@
  *   fitting free cells when its parcels or locker change (32 otherwise).
  */
 import { ParcelState, ResultCode, type OrderState } from '../../../shared/src/enums.js';
-import type { MarketplaceRow, OrderRow, ParcelRow } from '../db/schema.js';
+import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { lockerTransaction } from '../db/transaction.js';
 import { DomainError, invalidRequest } from '../errors.js';
 import type { ClientInvoice, UpdateAnswer, UpdateOrderRequest } from '../contract/orders.js';
@@ -22,10 +22,12 @@ import { applyTransition } from '../lifecycle/apply.js';
 import { requireAllowed } from '../lifecycle/decide.js';
 import { signalApplied } from '../lifecycle/signals.js';
 import type { LockerCommandDraft } from '../outbox/record-change.js';
+import type { Marketplace } from '../repositories/accounts.js';
 import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
-import { findOrder, loadParcels } from './order-store.js';
+import { lockerById } from '../repositories/lockers.js';
+import { findOrder, loadParcels } from '../repositories/orders.js';
 import { allocateParcels } from './reserve.js';
 
 export function notFound(): DomainError {
@@ -42,7 +44,7 @@ function checkInvoice(invoice: ClientInvoice): void {
 /** The order's locker may change under us (a concurrent update moving it); then read again. */
 const MAX_ATTEMPTS = 3;
 
-export async function updateOrder(deps: ServiceDeps, marketplace: MarketplaceRow, req: UpdateOrderRequest): Promise<UpdateAnswer> {
+export async function updateOrder(deps: ServiceDeps, marketplace: Marketplace, req: UpdateOrderRequest): Promise<UpdateAnswer> {
   if (req.clientInvoice) checkInvoice(req.clientInvoice);
   for (let attempt = 1; ; attempt++) {
     const seen = await findOrder(deps.cdb.db, marketplace.id, req.externalId);
@@ -55,14 +57,14 @@ export async function updateOrder(deps: ServiceDeps, marketplace: MarketplaceRow
 
 async function tryUpdate(
   deps: ServiceDeps,
-  marketplace: MarketplaceRow,
+  marketplace: Marketplace,
   req: UpdateOrderRequest,
   seen: OrderRow,
 ): Promise<UpdateAnswer | 'moved'> {
   const { cdb, clock, config } = deps;
   requireAllowed('order.update', seen.state as OrderState);
   const targetId = req.postamatId ?? seen.locker_id;
-  const target = targetId === seen.locker_id ? await lockerOf(deps, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
+  const target = targetId === seen.locker_id ? await lockerById(cdb.db, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
   const now = clock.now();
   if (req.dateDelivery) checkDeliveryDate(req.dateDelivery, target, now);
 
@@ -127,10 +129,6 @@ async function tryUpdate(
   if (outcome === 'moved') return outcome;
   signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;
-}
-
-async function lockerOf(deps: ServiceDeps, lockerId: number) {
-  return deps.cdb.db.selectFrom('lockers').selectAll().where('id', '=', lockerId).executeTakeFirstOrThrow();
 }
 
 /** The order's parcels after the update, and whether anything that affects fitting changed. */

@@ -6,9 +6,10 @@
  *
  * The caller must hold the locker rows (lockerTransaction with every locker in `commands`).
  */
-import { randomUUID } from 'node:crypto';
 import type { CommandBody } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
+import { appendCommand } from '../repositories/locker-stream.js';
+import { insertNotification } from '../repositories/notifications.js';
 
 /** Bodies of the three outbound operations of the spec, field for field. */
 export interface OrderStatusBody {
@@ -52,33 +53,9 @@ export interface Change {
 /** Appends the change's commands (cseq from the locker row) and notifications; returns the cseqs. */
 export async function recordChange(tx: Tx, change: Change): Promise<number[]> {
   const cseqs: number[] = [];
-  for (const cmd of change.commands ?? []) {
-    const locker = await tx
-      .updateTable('lockers')
-      .set((eb) => ({ next_cseq: eb('next_cseq', '+', 1) }))
-      .where('id', '=', cmd.lockerId)
-      .returning('next_cseq')
-      .executeTakeFirstOrThrow();
-    const cseq = locker.next_cseq - 1;
-    await tx
-      .insertInto('locker_commands')
-      .values({ locker_id: cmd.lockerId, cseq, type: cmd.body.type, body: JSON.stringify(cmd.body), created_at: change.at })
-      .execute();
-    cseqs.push(cseq);
-  }
+  for (const cmd of change.commands ?? []) cseqs.push(await appendCommand(tx, cmd.lockerId, cmd.body, change.at));
   for (const n of change.notifications ?? []) {
-    await tx
-      .insertInto('notifications')
-      .values({
-        uid: randomUUID(),
-        marketplace_id: n.marketplaceId,
-        order_id: n.orderId,
-        kind: n.kind,
-        body: JSON.stringify(n.body),
-        created_at: change.at,
-        next_attempt_at: change.at,
-      })
-      .execute();
+    await insertNotification(tx, { marketplaceId: n.marketplaceId, orderId: n.orderId, kind: n.kind, body: JSON.stringify(n.body) }, change.at);
   }
   return cseqs;
 }

@@ -2,7 +2,6 @@
  * Marketplaces, partners, their links to lockers and marketplaces, and the API keys (hashes only)
  * that name them. Every function takes the executor the caller holds (`cdb.db` or a `tx`).
  */
-import type { MarketplaceRow, PartnerRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 
 export type KeyOwnerKind = 'marketplace' | 'partner' | 'operator';
@@ -19,6 +18,28 @@ export interface KeyOwnerLimits {
   ownerId: string;
   /** The owner's `rateLimits` from the fleet file; null: the defaults. */
   rateLimits: string | null;
+}
+
+/** A marketplace as the services see it; where it receives notifications is `notificationReceiver`. */
+export interface Marketplace {
+  id: string;
+  name: string;
+  active: boolean;
+  organizationActive: boolean;
+  storagePeriodHours: number;
+  /** Its `rateLimits` from the fleet file (JSON text, parsed by the guard); null: the defaults. */
+  rateLimits: string | null;
+  updatedAt: number;
+}
+
+/** A courier partner as the services see it. */
+export interface Partner {
+  id: string;
+  name: string;
+  active: boolean;
+  /** Its `rateLimits` from the fleet file (JSON text, parsed by the guard); null: the defaults. */
+  rateLimits: string | null;
+  updatedAt: number;
 }
 
 /** Where and how a marketplace receives its notifications. */
@@ -72,12 +93,19 @@ export async function keyOwnerLimits(db: Tx, keyHash: string): Promise<KeyOwnerL
   return { ownerKind, ownerId: row.owner_id, rateLimits: rateLimits ?? null };
 }
 
-/**
- * The marketplace as the orders code reads it (a row: the orders code is converted to domain
- * values on its own).
- */
-export async function findMarketplace(db: Tx, marketplaceId: string): Promise<MarketplaceRow | undefined> {
-  return db.selectFrom('marketplaces').selectAll().where('id', '=', marketplaceId).executeTakeFirst();
+export async function findMarketplace(db: Tx, marketplaceId: string): Promise<Marketplace | undefined> {
+  const row = await db.selectFrom('marketplaces').selectAll().where('id', '=', marketplaceId).executeTakeFirst();
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      active: !!row.active,
+      organizationActive: !!row.organization_active,
+      storagePeriodHours: row.storage_period_hours,
+      rateLimits: row.rate_limits,
+      updatedAt: row.updated_at,
+    }
+  );
 }
 
 /** The marketplace's notification receiver; undefined: no such marketplace. */
@@ -99,9 +127,9 @@ export async function notificationReceiver(db: Tx, marketplaceId: string): Promi
   );
 }
 
-/** The partner as the route plugins hand it on (a row, like the marketplace). */
-export async function findPartner(db: Tx, partnerId: string): Promise<PartnerRow | undefined> {
-  return db.selectFrom('partners').selectAll().where('id', '=', partnerId).executeTakeFirst();
+export async function findPartner(db: Tx, partnerId: string): Promise<Partner | undefined> {
+  const row = await db.selectFrom('partners').selectAll().where('id', '=', partnerId).executeTakeFirst();
+  return row && { id: row.id, name: row.name, active: !!row.active, rateLimits: row.rate_limits, updatedAt: row.updated_at };
 }
 
 /** Lockers the partner's couriers may serve. */

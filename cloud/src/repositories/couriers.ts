@@ -127,3 +127,36 @@ export async function activeGrants(db: Tx, lockerId: number, now: number): Promi
     courierId: r.courier_id,
   }));
 }
+
+/** The courier with this external id among the couriers of the partners delivering for the marketplace. */
+export async function courierOfMarketplace(db: Tx, marketplaceId: string, externalId: string): Promise<string | undefined> {
+  const partners = db.selectFrom('partner_marketplaces').select('partner_id').where('marketplace_id', '=', marketplaceId);
+  const row = await db.selectFrom('couriers').select('id').where('external_id', '=', externalId).where('partner_id', 'in', partners).executeTakeFirst();
+  return row?.id;
+}
+
+/** Which route sheets `routeToLocker` looks for: of a partner delivering for the marketplace, valid at `at`. */
+export interface RouteQuery {
+  marketplaceId: string;
+  lockerId: number;
+  at: number;
+  /** Only this courier's route sheets. */
+  courierId?: string | undefined;
+  /** Only route sheets granting the locker with this code hash. */
+  codeHash?: string | undefined;
+}
+
+/** Whether such a route sheet includes the locker. */
+export async function routeToLocker(db: Tx, q: RouteQuery): Promise<boolean> {
+  const partners = db.selectFrom('partner_marketplaces').select('partner_id').where('marketplace_id', '=', q.marketplaceId);
+  let routes = db
+    .selectFrom('route_sheet_lockers')
+    .innerJoin('route_sheets', 'route_sheets.id', 'route_sheet_lockers.route_sheet_id')
+    .select('route_sheets.id')
+    .where('route_sheet_lockers.locker_id', '=', q.lockerId)
+    .where('route_sheet_lockers.valid_until', '>=', q.at)
+    .where('route_sheets.partner_id', 'in', partners);
+  if (q.courierId !== undefined) routes = routes.where('route_sheets.courier_id', '=', q.courierId);
+  if (q.codeHash !== undefined) routes = routes.where('route_sheet_lockers.code_hash', '=', q.codeHash);
+  return (await routes.executeTakeFirst()) !== undefined;
+}

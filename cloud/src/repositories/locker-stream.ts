@@ -4,7 +4,7 @@
  * `acked_dseq`, and the locker's presence and hello. Every function takes the executor the
  * caller holds; callers that change a stream hold the locker's row (lockerTransaction).
  */
-import type { Command, LockerEvent } from '../../../shared/src/protocol.js';
+import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
 
 /** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
@@ -29,6 +29,19 @@ export interface LinkPresence {
 export async function downCursor(db: Tx, lockerId: number): Promise<DownCursor | undefined> {
   const row = await db.selectFrom('lockers').select(['next_cseq', 'applied_cseq', 'sent_cseq', 'sent_at']).where('id', '=', lockerId).executeTakeFirst();
   return row && { nextCseq: row.next_cseq, appliedCseq: row.applied_cseq, sentCseq: row.sent_cseq, sentAt: row.sent_at };
+}
+
+/** Appends a command to the locker's log under the locker's next cseq (taken from its row); returns that cseq. */
+export async function appendCommand(db: Tx, lockerId: number, body: CommandBody, at: number): Promise<number> {
+  const locker = await db
+    .updateTable('lockers')
+    .set((eb) => ({ next_cseq: eb('next_cseq', '+', 1) }))
+    .where('id', '=', lockerId)
+    .returning('next_cseq')
+    .executeTakeFirstOrThrow();
+  const cseq = locker.next_cseq - 1;
+  await db.insertInto('locker_commands').values({ locker_id: lockerId, cseq, type: body.type, body: JSON.stringify(body), created_at: at }).execute();
+  return cseq;
 }
 
 /** Moves the send cursor. */

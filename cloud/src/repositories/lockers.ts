@@ -102,6 +102,13 @@ export async function findLocker(db: Tx, lockerId: number): Promise<Locker | und
   return row && toLocker(row);
 }
 
+/** A locker the caller knows exists (an order's locker: lockers are deactivated, never deleted). */
+export async function lockerById(db: Tx, lockerId: number): Promise<Locker> {
+  const locker = await findLocker(db, lockerId);
+  if (!locker) throw new Error(`no locker ${lockerId}`);
+  return locker;
+}
+
 /** Active lockers by id; `scanner` keeps only those with (true) or without (false) a scanner. */
 export async function activeLockers(db: Tx, filter: { scanner?: boolean | undefined } = {}): Promise<Locker[]> {
   let query = db.selectFrom('lockers').selectAll().where('active', '=', 1).orderBy('id');

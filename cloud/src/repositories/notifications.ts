@@ -8,10 +8,20 @@
  * claim's token: an attempt records its outcome only while its lease is still the row's, and a
  * process killed mid-attempt leaves a row that becomes due again when the lease runs out.
  */
+import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder } from 'kysely';
 import type { CloudDatabase } from '../db/database.js';
 import type { Database, NotificationRow } from '../db/schema.js';
 import { transaction, type Tx } from '../db/transaction.js';
+
+/** A notification an order's change owes its marketplace, as recorded in the change's transaction. */
+export interface NewNotification {
+  marketplaceId: string;
+  orderId: string;
+  kind: string;
+  /** The JSON text that will be sent and signed. */
+  body: string;
+}
 
 /** A notification claimed for one delivery attempt. */
 export interface ClaimedNotification {
@@ -122,6 +132,14 @@ export async function claimDue(cdb: CloudDatabase, now: number, limit: number, l
 }
 
 /** When the next head becomes due (null: nothing undelivered). */
+/** Queues the notification, due at once; its uid is new. */
+export async function insertNotification(db: Tx, n: NewNotification, at: number): Promise<void> {
+  await db
+    .insertInto('notifications')
+    .values({ uid: randomUUID(), marketplace_id: n.marketplaceId, order_id: n.orderId, kind: n.kind, body: n.body, created_at: at, next_attempt_at: at })
+    .execute();
+}
+
 export async function nextDueAt(db: Tx): Promise<number | null> {
   const row = await db
     .selectFrom('notifications as n')

@@ -3,7 +3,6 @@
  * reaches back: its layout, the orders that still concern it, and the courier grants still
  * valid. It replaces everything the agent holds from the cloud; physical facts stay the agent's.
  */
-import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 import type { CourierGrant, OrderIntent, Snapshot } from '../../../shared/src/protocol.js';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/transaction.js';
@@ -12,23 +11,11 @@ import { orderIntent, type ReservationRule } from '../orders/intent.js';
 import { marketplacesOfPartners } from '../repositories/accounts.js';
 import { activeGrants } from '../repositories/couriers.js';
 import { cellsOf, findLocker } from '../repositories/lockers.js';
+import { activeOrdersAt } from '../repositories/orders.js';
 import type { SnapshotBuilder } from './down-stream.js';
 
 async function activeOrders(tx: Tx, lockerId: number, rule: ReservationRule | undefined): Promise<OrderIntent[]> {
-  const orders = await tx
-    .selectFrom('orders')
-    .selectAll()
-    .where('locker_id', '=', lockerId)
-    .where('state', 'not in', [...TERMINAL_ORDER_STATES])
-    .orderBy('id')
-    .execute();
-  if (orders.length === 0) return [];
-  const parcels = await tx
-    .selectFrom('parcels')
-    .selectAll()
-    .where('order_id', 'in', orders.map((o) => o.id))
-    .execute();
-  return orders.map((o) => orderIntent(o, parcels.filter((p) => p.order_id === o.id), rule));
+  return (await activeOrdersAt(tx, lockerId)).map(({ order, parcels }) => orderIntent(order, parcels, rule));
 }
 
 async function validGrants(tx: Tx, lockerId: number, now: number): Promise<CourierGrant[]> {

@@ -10,7 +10,8 @@ import { applyTransition, type LifecycleDeps } from '../../../cloud/src/lifecycl
 import { parcelStep } from '../../../cloud/src/lifecycle/decide.js';
 import { stepParcel } from '../../../cloud/src/lifecycle/parcel-step.js';
 import type { LifecycleEvent } from '../../../cloud/src/lifecycle/table.js';
-import { findOrder, loadParcels } from '../../../cloud/src/orders/order-store.js';
+import { findOrder, loadParcels } from '../../../cloud/src/repositories/orders.js';
+import { lockerById } from '../../../cloud/src/repositories/lockers.js';
 import { cryptoRandom } from '../../../cloud/src/random.js';
 import type { TestCloud } from './test-cloud.js';
 
@@ -30,7 +31,7 @@ async function transition(
   deps?: LifecycleDeps,
 ): Promise<void> {
   const parcels = await loadParcels(tx, order.id);
-  const locker = await tx.selectFrom('lockers').selectAll().where('id', '=', order.locker_id).executeTakeFirstOrThrow();
+  const locker = await lockerById(tx, order.locker_id);
   const now = tc.clock.now();
   await applyTransition(tx, deps, { event, before: order, order, parcelsBefore: parcels, parcels: parcels.map((p) => step(p, now)), locker, at: now });
 }

@@ -17,7 +17,7 @@ import type { FleetInput } from '../../../cloud/src/fleet/fleet-schema.js';
 import { createLockerEventApplier } from '../../../cloud/src/locker-events/apply-locker-event.js';
 import { createNotificationDispatcher, type NotificationDispatcher } from '../../../cloud/src/notify/dispatcher.js';
 import { loadNotifySettings, type NotifySettings } from '../../../cloud/src/notify/settings.js';
-import { findOrder } from '../../../cloud/src/orders/order-store.js';
+import { findOrder } from '../../../cloud/src/repositories/orders.js';
 import type { EventBody } from '../../../shared/src/protocol.js';
 import { type TestDatabase, openTestDatabase } from '../../helpers/cloud-db.js';
 import { KEYS, orderBody, testFleet } from '../../cloud/helpers/fleet-fixtures.js';

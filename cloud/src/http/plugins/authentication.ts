@@ -10,14 +10,14 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { CloudDatabase } from '../../db/database.js';
-import type { MarketplaceRow, PartnerRow } from '../../db/schema.js';
 import type { ServiceDeps } from '../../services.js';
+import type { Marketplace, Partner } from '../../repositories/accounts.js';
 import { API_KEY_HEADERS, authenticateMarketplace, authenticateOperator, authenticatePartner, type KeyOwnerKind } from '../auth.js';
 
 /** Who is calling, once the key of the route group's kind was accepted. */
 export type AuthenticatedCaller =
-  | { kind: 'marketplace'; id: string; marketplace: MarketplaceRow }
-  | { kind: 'partner'; id: string; partner: PartnerRow }
+  | { kind: 'marketplace'; id: string; marketplace: Marketplace }
+  | { kind: 'partner'; id: string; partner: Partner }
   | { kind: 'operator'; id: string };
 
 declare module 'fastify' {
@@ -73,13 +73,13 @@ function programmingError(kind: KeyOwnerKind): Error {
 }
 
 /** The calling marketplace, in a route group that requires marketplace keys. */
-export function marketplaceOf(req: FastifyRequest): MarketplaceRow {
+export function marketplaceOf(req: FastifyRequest): Marketplace {
   if (req.caller?.kind !== 'marketplace') throw programmingError('marketplace');
   return req.caller.marketplace;
 }
 
 /** The calling partner, in a route group that requires partner keys. */
-export function partnerOf(req: FastifyRequest): PartnerRow {
+export function partnerOf(req: FastifyRequest): Partner {
   if (req.caller?.kind !== 'partner') throw programmingError('partner');
   return req.caller.partner;
 }
