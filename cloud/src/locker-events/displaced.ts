@@ -1,5 +1,5 @@
 /**
- * "Loads the locker decides" (DESIGN.md): the locker may put a parcel into a cell the cloud had
+ * A load into a cell reserved for another order (docs/decisions.md): the locker may put a parcel into a cell the cloud had
  * meanwhile reserved for another order. The fact wins; the other order's reservation in that cell
  * is allocated again among the free cells, or released when nothing fits (the order stays New and
  * its courier's load takes any fitting free cell). A cell that already held another order's

@@ -1,7 +1,7 @@
 /**
  * Reservations not loaded by the end of their dateDelivery (locker time) plus a grace are
  * released: the pending parcels lose their cells, the order stays New and a later load takes any
- * fitting free cell (DESIGN.md, "Reservations"). `ReservationSweeper` runs the release periodically.
+ * fitting free cell (docs/decisions.md, "Reservations not loaded in time"). `ReservationSweeper` runs the release periodically.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { lockerTransaction } from '../db/transaction.js';
