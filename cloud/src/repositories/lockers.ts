@@ -35,17 +35,8 @@ export interface Cell {
   flags: CellFlag[];
 }
 
-/** What the fleet file sets on a locker. */
-export interface LockerFields {
-  name: string;
-  timezone: string;
-  depth: number;
-  active: boolean;
-  broken: boolean;
-  scanner: boolean;
-  profile: LockerProfile;
-  mqttPasswordHash: string | null;
-}
+/** What the fleet file sets on a locker: the locker but its id and time of change, and its MQTT password. */
+export type LockerFields = Omit<Locker, 'id' | 'updatedAt'> & { mqttPasswordHash: string | null };
 
 /** What the fleet file sets on a cell. */
 export type CellFields = Omit<Cell, 'lockerId'>;
@@ -64,9 +55,9 @@ export function cellFlags(row: FlagColumns): CellFlag[] {
   return CELL_FLAGS.filter((f) => !!row[FLAG_COLUMNS[f]]);
 }
 
+/** The flag columns of a cell row: 1 for each flag the cell has, 0 for the others. */
 function flagColumns(flags: readonly CellFlag[]): FlagColumns {
-  const has = (f: CellFlag): number => (flags.includes(f) ? 1 : 0);
-  return { faulty: has(CellFlag.Faulty), dirty: has(CellFlag.Dirty), needs_inventory: has(CellFlag.NeedsInventory), blocked: has(CellFlag.Blocked) };
+  return Object.fromEntries(CELL_FLAGS.map((f) => [FLAG_COLUMNS[f], flags.includes(f) ? 1 : 0])) as FlagColumns;
 }
 
 function toLocker(row: LockerRow): Locker {
