@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { ConfigError } from '../cloud/src/settings-from-env.js';
 import { FleetError } from '../cloud/src/fleet/provision.js';
 import { loggerOptions } from '../shared/src/redact.js';
+import { onStopSignals } from '../shared/src/stop-signals.js';
 import { banner } from './banner.js';
 import { loadDemoSettings } from './config.js';
 import { startDemo } from './demo.js';
@@ -22,27 +23,16 @@ async function main(): Promise<void> {
     : 'off (npm start -- --traffic, or DEMO_TRAFFIC=1 npm start)';
   console.log(`\n${banner(demo, Date.now(), traffic)}\n`);
 
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) {
-      console.log('stopping now');
-      process.exit(1);
-    }
-    stopping = true;
-    console.log(`\n${signal}: stopping (Ctrl-C again to stop at once)...`);
-    demo.stop().then(
-      () => {
-        console.log('stopped; the state is kept for the next npm start');
-        process.exit(0);
-      },
-      (err: unknown) => {
+  onStopSignals(
+    async () => {
+      await demo.stop().catch((err: unknown) => {
         logger.error({ err }, 'demo: stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+        throw err;
+      });
+      console.log('stopped; the state is kept for the next npm start');
+    },
+    { say: (line) => console.log(`\n${line}...`) },
+  );
 }
 
 main().catch((err: unknown) => {

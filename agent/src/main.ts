@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
+import { onStopSignals } from '../../shared/src/stop-signals.js';
 import { startAgent } from './agent.js';
 import { ConfigError, loadAgentSettings, readJsonFile, type AgentSettings } from './config.js';
 
@@ -38,18 +39,13 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions('agent', settings.logLevel));
   const agent = await startAgent(settings.config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
-  const shutdown = (signal: string): void => {
+  onStopSignals(async (signal) => {
     logger.info({ signal }, 'stopping');
-    agent.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+    await agent.stop().catch((err: unknown) => {
+      logger.error({ err }, 'stop failed');
+      throw err;
+    });
+  });
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@
  * `npm run cloud`: the settings read once from the environment (settings.ts), then startCloud()
  * with the standard background parts. SIGHUP reloads the fleet file; SIGINT/SIGTERM stop gracefully.
  */
+import { onStopSignals } from '../../shared/src/stop-signals.js';
 import { startCloud } from './cloud.js';
 import { ConfigError } from './config.js';
 import { loadCloudSettings } from './settings.js';
@@ -12,18 +13,13 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => {
     cloud.reloadFleet().catch((err: unknown) => log.error({ err }, 'fleet reload failed'));
   });
-  const shutdown = (signal: string): void => {
+  onStopSignals(async (signal) => {
     log.info({ signal }, 'stopping');
-    cloud
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        log.error({ err }, 'stop failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+    await cloud.stop().catch((err: unknown) => {
+      log.error({ err }, 'stop failed');
+      throw err;
+    });
+  });
 }
 
 main().catch((err: unknown) => {

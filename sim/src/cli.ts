@@ -9,6 +9,7 @@ import type { SimulatorState } from './simulator.js';
 import { startSimulator, type SimBusOptions } from './simulator.js';
 import type { SimFamily } from './responders.js';
 import type { ScanSuffix } from './simulated-scanner.js';
+import { onStopSignals } from '../../shared/src/stop-signals.js';
 
 const DEFAULT_HTTP_PORT = 8790;
 const FAMILIES: readonly SimFamily[] = BOARD_FAMILIES;
@@ -128,11 +129,7 @@ async function start(values: ReturnType<typeof parse>['values']): Promise<void> 
   if (sim.scannerUrl) console.log(`scanner      ${sim.scannerUrl}${sim.scannerPtyPath ? `  ${sim.scannerPtyPath}` : ''}`);
   const agentConfig = { buses: sim.buses.map((b) => sim.busConfig(b.name)), scanner: sim.scannerUrl ? sim.scannerConfig() : undefined };
   console.log(`agent hardware settings:\n${JSON.stringify(agentConfig, null, 2)}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await sim.stop();
+  onStopSignals(() => sim.stop());
 }
 
 function parse(argv: string[]) {
