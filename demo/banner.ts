@@ -18,6 +18,12 @@ function keyList(keys: Map<string, string>): string {
   return [...keys].map(([owner, key]) => `${key} (${owner})`).join(', ') || '(none of the documented demo keys match the fleet file)';
 }
 
+/** HAND-<MMDD>-<hhmmss> of this start (UTC): new at every start, short enough to type. */
+function handId(now: number): string {
+  const iso = new Date(now).toISOString();
+  return `HAND-${iso.slice(5, 10).replace('-', '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
 export function banner(demo: RunningDemo, now: number, traffic: string): string {
   const where = relative(process.cwd(), demo.dataDir) || '.';
   const caFile = relative(process.cwd(), demo.caFile);
@@ -44,17 +50,21 @@ export function banner(demo: RunningDemo, now: number, traffic: string): string 
   const partnerKey = [...demo.keys.partners.values()][0] ?? '<partner key>';
   if (locker) {
     const today = localDate(now, locker.timezone);
+    // Fresh ids at every start: an order picked up in an earlier run keeps its barcode, so a
+    // walkthrough that reused HAND-1 would replay that order and the scan would say not_loadable.
+    const id = handId(now);
+    const barcode = `${id}-P1`;
     const order = {
-      externalId: 'HAND-1',
+      externalId: id,
       postamatId: locker.id,
       dateDelivery: today,
-      parcels: [{ barcode: 'HAND-1-P1', dimension: { length: 300, width: 200, height: 80 } }],
+      parcels: [{ barcode, dimension: { length: 300, width: 200, height: 80 } }],
       clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
       notification: { emails: [], phones: ['+79160000001'] },
     };
     const route = {
       courier: { externalId: 'CR-1', email: 'courier@fast-courier.example', phone: '+79035550011' },
-      route: { carNumber: 'A123BC77', date: today, externalId: `RT-HAND-${today}`, postamatIds: [locker.id] },
+      route: { carNumber: 'A123BC77', date: today, externalId: `RT-${id}`, postamatIds: [locker.id] },
     };
     const sim = `SIM_URL=${locker.simUrl} npm run sim --`;
     const wiring = simpleWiring(locker);
@@ -65,13 +75,16 @@ export function banner(demo: RunningDemo, now: number, traffic: string): string 
       `     curl -s -X PUT ${demo.apiUrl}/api/v4/auth/delivery/smartorder/create -H 'X-Service-Api-Key: ${mpKey}' ${json} -d ${q(JSON.stringify(order))}`,
       "  2. a route sheet; its postamatAccessCode is the courier's code:",
       `     curl -s -X PUT ${demo.apiUrl}/api/v1/auth/couriers/courier-with-route -H 'Partner-Api-Key: ${partnerKey}' ${json} -d ${q(JSON.stringify(route))}`,
-      `  3. open ${locker.screenUrl}, choose Courier, type the code; scan the parcel, then close the cell the screen names${wiring ? ` (${wiring})` : ''}:`,
-      locker.hasScanner ? `     ${sim} scan HAND-1-P1` : '     (type HAND-1-P1 on the screen: this locker has no scanner)',
+      `  3. open ${locker.screenUrl} (it starts in Russian; EN at the top right switches), choose "Я курьер" (I'm a courier),`,
+      `     type the code; scan the parcel, then close the cell the screen names${wiring ? ` (${wiring})` : ''}:`,
+      locker.hasScanner ? `     ${sim} scan ${barcode}` : `     (type ${barcode} on the screen: this locker has no scanner)`,
       `     ${sim} close 0 N`,
-      `  4. the receiver (${demo.receiverUrl}) shows status 3 and the pick-up code; on the screen choose Customer, type it,`,
-      `     close the cell the same way; the receiver shows status 2. The order as the marketplace sees it:`,
-      `     curl -s -X POST ${demo.apiUrl}/api/v4/auth/delivery/order/detail -H 'X-Service-Api-Key: ${mpKey}' ${json} -d '{"barcode":"HAND-1-P1","courierExternalId":"CR-1"}'`,
-      `     and what the marketplace was told: curl -s --cacert ${caFile} ${demo.receiverUrl}/api/notifications?order=HAND-1`,
+      '     then "Выйти" (Sign out) ends the courier\'s session.',
+      `  4. the receiver (${demo.receiverUrl}) shows status 3 and the pick-up code; on the screen choose "Получить посылку"`,
+      '     (Collect a parcel), type it, close the cell the same way; the receiver shows status 2. The order as the marketplace sees it:',
+      `     curl -s -X POST ${demo.apiUrl}/api/v4/auth/delivery/order/detail -H 'X-Service-Api-Key: ${mpKey}' ${json} -d ${q(JSON.stringify({ barcode, courierExternalId: 'CR-1' }))}`,
+      `     and what the marketplace was told: curl -s --cacert ${caFile} ${demo.receiverUrl}/api/notifications?order=${id}`,
+      '  Each start prints new ids, so the steps work again after a restart.',
       '',
     );
   }

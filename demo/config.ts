@@ -20,6 +20,9 @@ export const demoSettingsSchema = z.object({
   receiverPort: port.default(8443).describe('the demo marketplace receiver (HTTPS)'),
   screenPort: port.default(8101).describe("the first locker's screen; the next lockers take the ports after it"),
   simPort: port.default(8790).describe("the first locker simulator's control API (`npm run sim`'s default URL); the next ones follow"),
+  hardwarePort: port
+    .default(8900)
+    .describe("the first port of the simulated boards' and scanners' TCP links (the agents' serial lines); each locker takes one per bus and one for a scanner, consecutively"),
   traffic: envFlag.default(false).describe('`1`/`true`: continuous traffic (also `npm start -- --traffic`)'),
   trafficIntervalMs: z.coerce.number().int().min(100).max(600_000).default(4_000).describe('mean pause between two traffic visits at one locker, ms'),
   logLevel: z.enum(LOG_LEVELS).default('warn').describe("the cloud's and the agents' log level (the receiver and the traffic log at info)"),
@@ -35,6 +38,7 @@ export const DEMO_ENV = {
   receiverPort: 'DEMO_RECEIVER_PORT',
   screenPort: 'DEMO_SCREEN_PORT',
   simPort: 'DEMO_SIM_PORT',
+  hardwarePort: 'DEMO_HARDWARE_PORT',
   traffic: 'DEMO_TRAFFIC',
   trafficIntervalMs: 'DEMO_TRAFFIC_INTERVAL_MS',
   logLevel: 'LOG_LEVEL',

@@ -13,10 +13,10 @@ import { loggerOptions } from '../shared/src/redact.js';
 import { systemClock, type Clock } from '../cloud/src/clock.js';
 import { startCloud, type RunningCloud } from '../cloud/src/cloud.js';
 import { readFleetFile } from '../cloud/src/fleet/provision.js';
-import type { Fleet } from '../cloud/src/fleet/fleet-schema.js';
+import type { Fleet, FleetLocker } from '../cloud/src/fleet/fleet-schema.js';
 import { demoCloudSettings, type DemoSettings } from './config.js';
 import { knownDemoKeys, lockerPassword, receiverCredentials, writeDemoFleet, type DemoKeys } from './fleet.js';
-import { startLockerRig, type LockerRig } from './fleet-runner.js';
+import { hardwarePortCount, startLockerRig, type LockerRig } from './fleet-runner.js';
 import { makeDemoPki } from './pki.js';
 import { checkPorts, type PortClaim } from './ports.js';
 import { DemoReceiver } from './receiver.js';
@@ -57,9 +57,27 @@ export interface DemoDeps {
   random?: () => number;
 }
 
-/** Port claims of the demo: the cloud, the broker, the receiver, and each locker's screen and simulator. */
+/** The first port of each locker's simulated hardware links: consecutive from DEMO_HARDWARE_PORT. */
+function hardwarePorts(settings: DemoSettings, lockers: readonly FleetLocker[]): number[] {
+  let next = settings.hardwarePort;
+  return lockers.map((l) => {
+    const first = next;
+    if (next !== 0) next += hardwarePortCount(l);
+    return first;
+  });
+}
+
+/** Port claims of the demo: the cloud, the broker, the receiver, and each locker's screen, simulator and hardware links. */
 function portClaims(settings: DemoSettings, fleet: Fleet): PortClaim[] {
   const consecutive = (base: number, i: number): number => (base === 0 ? 0 : base + i);
+  const hardware = hardwarePorts(settings, fleet.lockers);
+  const hardwareClaims = fleet.lockers.flatMap((l, i) =>
+    Array.from({ length: hardwarePortCount(l) }, (_, k) => ({
+      port: consecutive(hardware[i]!, k),
+      what: `the simulated hardware link ${k + 1} of locker ${l.id}`,
+      setting: `DEMO_HARDWARE_PORT (+${hardware[i]! - settings.hardwarePort + k})`,
+    })),
+  );
   return [
     { port: settings.httpPort, what: "the cloud's HTTP API", setting: 'PORT' },
     { port: settings.brokerPort, what: 'the embedded MQTT broker', setting: 'MQTT_BROKER_PORT' },
@@ -68,6 +86,7 @@ function portClaims(settings: DemoSettings, fleet: Fleet): PortClaim[] {
       { port: consecutive(settings.screenPort, i), what: `the screen of locker ${l.id}`, setting: `DEMO_SCREEN_PORT (+${i})` },
       { port: consecutive(settings.simPort, i), what: `the simulator of locker ${l.id}`, setting: `DEMO_SIM_PORT (+${i})` },
     ]),
+    ...hardwareClaims,
   ];
 }
 
@@ -120,6 +139,7 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
     if (!brokerUrl) throw new Error('the embedded MQTT broker did not start');
 
     const rigs: LockerRig[] = [];
+    const hardware = hardwarePorts(settings, lockers);
     for (const [i, locker] of lockers.entries()) {
       const rig = await startLockerRig({
         locker,
@@ -127,6 +147,7 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
         dataDir: agentsDir,
         screenPort: settings.screenPort === 0 ? 0 : settings.screenPort + i,
         simPort: settings.simPort === 0 ? 0 : settings.simPort + i,
+        hardwarePort: hardware[i]!,
         logger: quiet.child({ part: 'agent' }),
       });
       rigs.push(rig);

@@ -21,6 +21,11 @@ export interface LockerRigOptions {
   screenPort: number;
   /** The simulator's control API port; 0 = a free one, null = no control API. */
   simPort: number | null;
+  /**
+   * First port of the simulated hardware's TCP links (each bus, then the scanner, on consecutive
+   * ports; see hardwarePortCount); 0 or absent = free ones.
+   */
+  hardwarePort?: number;
   logger: Logger;
   /** Agent settings on top of the rig's own (timings of fast test runs). */
   agent?: Partial<Omit<AgentConfigInput, 'lockerId' | 'buses' | 'scanner' | 'dbPath'>>;
@@ -47,12 +52,20 @@ export function simBusesFor(locker: FleetLocker): SimBusOptions[] {
   return [...highest].map(([name, top]) => ({ name, family: locker.boardFamily ?? 'kerong-cu48', boards: top + 1 }));
 }
 
+/** How many TCP ports a locker's simulated hardware listens on: one per bus, one for a scanner. */
+export function hardwarePortCount(locker: FleetLocker): number {
+  return simBusesFor(locker).length + (locker.equipment.barcodeScanner ? 1 : 0);
+}
+
 export async function startLockerRig(opts: LockerRigOptions): Promise<LockerRig> {
   const { locker } = opts;
   const hasScanner = locker.equipment.barcodeScanner;
+  const first = opts.hardwarePort ?? 0;
+  const port = (i: number): number => (first === 0 ? 0 : first + i);
+  const buses = simBusesFor(locker);
   const sim = await startSimulator({
-    buses: simBusesFor(locker),
-    scanner: hasScanner ? { suffix: 'crlf' } : false,
+    buses: buses.map((b, i) => ({ ...b, port: port(i) })),
+    scanner: hasScanner ? { suffix: 'crlf', port: port(buses.length) } : false,
     ...(opts.simPort === null ? {} : { http: { port: opts.simPort } }),
   });
   let agent: RunningAgent;

@@ -110,7 +110,7 @@ async function expectStopped(started: Awaited<ReturnType<typeof startThroughNpm>
 describe('entry points stop when npm is signalled', { timeout: 120_000 }, () => {
   it('npm start stops on SIGTERM to npm', async () => {
     const dir = tempDir();
-    const env = { DEMO_DATA_DIR: dir, PORT: '0', MQTT_BROKER_PORT: '0', DEMO_RECEIVER_PORT: '0', DEMO_SCREEN_PORT: '0', DEMO_SIM_PORT: '0' };
+    const env = { DEMO_DATA_DIR: dir, PORT: '0', MQTT_BROKER_PORT: '0', DEMO_RECEIVER_PORT: '0', DEMO_SCREEN_PORT: '0', DEMO_SIM_PORT: '0', DEMO_HARDWARE_PORT: '0' };
     const started = await startThroughNpm('start', [], env, /Cloud API +(http:\/\/[^/\s]+)/);
     await expectStopped(started, 'SIGTERM');
     expect(started.output()).toMatch(/stopped; the state is kept/);
