@@ -9,6 +9,7 @@
  * shows it on its console page (`/`) and JSON API (`/api/notifications`). Its log lines say what
  * the marketplace was told but never carry a code. It listens on 127.0.0.1 only.
  */
+import { FAVICON_CONTENT_TYPE, FAVICON_ICO } from '../shared/src/favicon.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
@@ -156,6 +157,7 @@ export class DemoReceiver {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://receiver');
     if (req.method === 'GET' && url.pathname === '/') return send(res, 200, consolePage(this.#received), 'text/html; charset=utf-8');
+    if (req.method === 'GET' && url.pathname === '/favicon.ico') return send(res, 200, FAVICON_ICO, FAVICON_CONTENT_TYPE);
     if (req.method === 'GET' && url.pathname === '/api/notifications') {
       const after = Number(url.searchParams.get('after') ?? 0);
       const order = url.searchParams.get('order');
@@ -269,7 +271,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+function send(res: ServerResponse, status: number, body: string | Buffer, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
 }
 
@@ -300,7 +302,10 @@ function consolePage(received: readonly ReceivedNotification[]): string {
     .join('\n');
   return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="3">
 <title>Demo marketplace receiver</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:left}</style>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;margin:1.5rem}table{border-collapse:collapse;width:100%}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+td:nth-child(-n+5),th{white-space:nowrap}td:last-child{overflow-wrap:anywhere}
+@media (orientation:portrait){body{margin:.75rem;font-size:15px}td,th{padding:.2rem .35rem}th:nth-child(3),td:nth-child(3){display:none}}</style>
 </head><body><h1>Demo marketplace receiver</h1>
 <p>What the cloud told the demo marketplaces (newest first; JSON at <a href="/api/notifications">/api/notifications</a>).
 Pick-up codes are shown here because handing them to the customer is the marketplace's job; the logs never carry them.</p>

@@ -12,6 +12,7 @@ import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { authentication } from './http/plugins/authentication.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
+import { faviconRoute } from './http/routes/favicon.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
 import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
@@ -53,6 +54,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   });
   await fastify.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  await fastify.register(faviconRoute);
   await fastify.register(healthRoutes, { deps: opts.deps });
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });

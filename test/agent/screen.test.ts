@@ -131,4 +131,31 @@ describe.runIf(requires('chromium'))('the locker page in Chromium', () => {
     await page.waitForSelector('[data-error="nothing_to_pick_up"]');
     await shot('13-error-already-collected-ru');
   });
+
+  it('fills a portrait screen (1080 × 1920) instead of a small keypad in its middle third', async () => {
+    const portrait = await browser.newPage({ viewport: { width: 1080, height: 1920 } });
+    try {
+      await portrait.goto(h.agent.screenUrl);
+      await portrait.waitForSelector('#app[data-screen="start"]');
+      await portrait.click('[data-action="customer"]');
+      await portrait.waitForSelector('#app[data-screen="code"]');
+      await portrait.screenshot({ path: join(SHOTS, '14-portrait-code.png') });
+      const keypad = await portrait.$eval('.keypad', (e) => e.getBoundingClientRect().toJSON() as DOMRect);
+      const content = await portrait.$eval('#app', (e) => {
+        const boxes = [...e.querySelectorAll('h1, .code-display, .keypad, .btn')].map((x) => x.getBoundingClientRect());
+        return { top: Math.min(...boxes.map((b) => b.top)), bottom: Math.max(...boxes.map((b) => b.bottom)) };
+      });
+      expect(keypad.width).toBeGreaterThan(1080 * 0.7);
+      expect(content.bottom - content.top).toBeGreaterThan(1920 * 0.6);
+    } finally {
+      await portrait.close();
+    }
+  });
+
+  it('has an icon', async () => {
+    const res = await fetch(new URL('/favicon.ico', h.agent.screenUrl));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+  });
 });

@@ -53,6 +53,12 @@ describe('the cloud process (npm run cloud)', () => {
     expect(run.output()).toContain('lockers[0].depth');
   });
 
+  it('serves an icon at /favicon.ico, which browsers ask for on every page', async () => {
+    const res = await fetch(`${cloud.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/x-icon');
+  });
+
   it('serves the API and reloads the fleet file on SIGHUP', async () => {
     const name = async () => {
       const res = await fetch(`${cloud.url}/api/v4/auth/postamat/get-by-id?postamatId=1`, { headers: { 'X-Service-Api-Key': KEYS.shopA } });

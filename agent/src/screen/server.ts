@@ -2,6 +2,7 @@
  * The locker's screen: a static page (public/) for the kiosk browser and the JSON API behind it.
  * Every answer is the whole screen state, so the page only renders what it is given.
  */
+import { FAVICON_CONTENT_TYPE, FAVICON_ICO } from '../../../shared/src/favicon.js';
 import fastifyStatic from '@fastify/static';
 import Fastify, { LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -41,6 +42,7 @@ export class ScreenServer {
       return reply.status(status).send({ error: status === 500 ? 'internal' : 'bad_request', message: status === 500 ? 'internal error' : err.message });
     });
     await app.register(fastifyStatic, { root: fileURLToPath(new URL('./public', import.meta.url)), index: 'index.html' });
+    app.get('/favicon.ico', (_req, reply) => reply.type(FAVICON_CONTENT_TYPE).header('Cache-Control', 'public, max-age=86400').send(FAVICON_ICO));
     const api = app.withTypeProvider<ZodTypeProvider>();
     api.get('/api/state', () => this.withLang(this.kiosk.state()));
     api.post('/api/lang', { schema: { body: z.object({ lang: z.enum(this.settings.languages as [Language, ...Language[]]) }) } }, (req) => {
