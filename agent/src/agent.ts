@@ -13,6 +13,7 @@ import { createLockHardware, createScanner, type LockHardware, type ScannerReade
 import { Locker } from './locker/locker.js';
 import { ScreenServer } from './screen/server.js';
 import { openStore, type LockerStore } from './store/index.js';
+import { sweepStore } from './store/retention.js';
 import { AgentLink, type LinkHooks, type Timers } from './sync/index.js';
 
 export interface AgentDeps {
@@ -83,6 +84,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
         ]
       : []),
     { name: 'locker', start: () => locker.start(), stop: () => locker.stop() },
+    retentionPart(store, config.retention, clock, logger),
     ...(link ? [{ name: 'link', start: () => link.start(), stop: () => link.stop() }] : []),
     { name: 'screen', start: () => screen.start(), stop: () => screen.stop() },
   ];
@@ -116,5 +118,30 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     locker,
     link,
     stop: () => (stopping ??= stopAll()),
+  };
+}
+
+/** The store's retention sweep on an interval (and once at start, for a locker that was off long). */
+function retentionPart(store: LockerStore, settings: AgentConfig['retention'], clock: Clock, logger: Logger): Part {
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    try {
+      const result = sweepStore(store, settings, clock.now());
+      if (result.events > 0) logger.info({ part: 'retention', ...result }, 'retention sweep');
+    } catch (err) {
+      logger.error({ err, part: 'retention' }, 'retention sweep failed');
+    }
+  };
+  return {
+    name: 'retention',
+    start: () => {
+      sweep();
+      timer = setInterval(sweep, settings.sweepMs).unref();
+      return Promise.resolve();
+    },
+    stop: () => {
+      clearInterval(timer);
+      return Promise.resolve();
+    },
   };
 }

@@ -63,6 +63,16 @@ export const agentConfigSchema = z
         dailyAlarmThreshold: z.number().int().min(1).max(10_000).default(20),
       })
       .prefault({}),
+    retention: z
+      .object({
+        /** Events the cloud acknowledged are kept this long, days (diagnosis; a cloud restored from a backup asks again). */
+        ackedEventDays: z.number().int().min(1).max(365).default(7),
+        /** Rows one sweep deletes at most. */
+        batchSize: z.number().int().min(100).max(1_000_000).default(10_000),
+        /** How often the sweep runs, ms. */
+        sweepMs: z.number().int().min(1_000).max(86_400_000).default(3_600_000),
+      })
+      .prefault({}),
     doors: z
       .object({
         /** How often every board's door states are read, ms. */

@@ -1,6 +1,6 @@
 /**
  * The cloud's standard background parts, from the process's settings: the notification
- * dispatcher, the storage clock, and the MQTT side (embedded broker or MQTT_URL, and the locker
+ * dispatcher, the storage clock, the retention sweep, and the MQTT side (embedded broker or MQTT_URL, and the locker
  * link applying the lockers' facts). startCloud() adds them when given the whole settings; tests
  * that compose their own parts pass them in `deps.parts`.
  */
@@ -8,13 +8,14 @@ import type { CloudPart, PartDeps } from './cloud-part.js';
 import { createStorageClock, type StorageClock } from './expiry/storage-clock.js';
 import { createLockerEventApplier } from './locker-events/apply-locker-event.js';
 import { createNotificationDispatcher } from './notify/dispatcher.js';
+import { createRetentionSweep } from './retention/sweep.js';
 import { loadCloudSettings, type CloudSettings } from './settings.js';
 import type { Env } from './settings-from-env.js';
 import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
 import { MqttPart } from './sync/mqtt-part.js';
 import { mqttPartSettings } from './sync/mqtt-settings.js';
 
-export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt'>;
+export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention'>;
 
 /** The background sections of the cloud's settings (the whole settings are read and checked). */
 export function loadBackgroundSettings(env: Env): BackgroundSettings {
@@ -48,6 +49,7 @@ export class CloudBackground {
     const factories: ((deps: PartDeps) => CloudPart)[] = [
       (deps) => createNotificationDispatcher(deps, this.#settings.notify),
       (deps) => (clock = createStorageClock(deps, this.#settings.storageClock)),
+      (deps) => createRetentionSweep(deps, this.#settings.retention),
     ];
     if (this.#settings.mqtt.enabled) {
       factories.push(

@@ -129,8 +129,26 @@ export function openSqlite(path: string): Sqlite {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  useIncrementalVacuum(db, path);
   migrate(db);
   return db;
+}
+
+/**
+ * Pages freed by the retention sweep go back to the file system (`pragma incremental_vacuum`),
+ * so the file shrinks on a controller's small flash instead of only ever growing. The mode must be
+ * set before the first table, or be followed by one VACUUM for a file made without it.
+ */
+function useIncrementalVacuum(db: Sqlite, path: string): void {
+  const INCREMENTAL = 2;
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  if (path !== ':memory:' && (db.pragma('page_count', { simple: true }) as number) > 0) db.exec('VACUUM');
+}
+
+/** Gives up to `pages` free pages back to the file system; the file shrinks by that much. */
+export function releaseFreePages(db: Sqlite, pages = 1_000): void {
+  db.pragma(`incremental_vacuum(${pages})`);
 }
 
 function migrate(db: Sqlite): void {

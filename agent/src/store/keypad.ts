@@ -30,6 +30,11 @@ export class KeypadLog {
     return this.db.prepare('insert or ignore into keypad_alarms (kind, day) values (?, ?)').run(kind, day).changes === 1;
   }
 
+  /** Alarm marks of days before `day` (YYYY-MM-DD): they only stop a second alarm on the same day. */
+  pruneAlarms(day: string): number {
+    return this.db.prepare('delete from keypad_alarms where day < ?').run(day).changes;
+  }
+
   /** Attempts older than `before` no longer matter (the back-off resets within a day at most). */
   prune(before: number): void {
     this.db.prepare('delete from keypad_attempts where at < ?').run(before);

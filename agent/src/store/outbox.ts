@@ -57,6 +57,16 @@ export class Outbox {
     if (next > this.ackedDseq()) this.meta.setNumber('acked_dseq', next);
   }
 
+  /**
+   * Deletes events the cloud acknowledged that are older than `before`, at most `limit`; the count.
+   * An unacked event is never touched, and numbering goes on (sqlite_sequence keeps the last dseq).
+   */
+  pruneAcked(before: number, limit: number): number {
+    return this.db
+      .prepare('delete from outbox where dseq in (select dseq from outbox where dseq <= ? and at < ? order by dseq limit ?)')
+      .run(this.ackedDseq(), before, limit).changes;
+  }
+
   /** Highest dseq ever handed to the broker. */
   sentDseq(): number {
     return this.meta.getNumber('sent_dseq');

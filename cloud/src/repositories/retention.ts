@@ -1,0 +1,92 @@
+/**
+ * Deletes of the retention sweep (cloud/src/retention/): each removes at most `limit` rows past
+ * their horizon in one statement and answers how many, so that a sweep works in short
+ * transactions and never holds a lock for long. What is still needed is never selected: an order
+ * not yet finished, an order with a notification not yet delivered, an undelivered notification.
+ */
+import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
+import type { Tx } from '../db/transaction.js';
+
+const count = (r: { numDeletedRows: bigint }): number => Number(r.numDeletedRows);
+
+/** The locker events the cloud applied and received before `before` (history; dedup uses the locker's applied dseq). */
+export async function deleteInboxEventsBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('inbox_events')
+    .where((eb) =>
+      eb(
+        eb.refTuple('locker_id', 'dseq'),
+        'in',
+        eb.selectFrom('inbox_events').select(['locker_id', 'dseq']).where('received_at', '<', before).orderBy('received_at').limit(limit).$asTuple('locker_id', 'dseq'),
+      ),
+    )
+    .executeTakeFirstOrThrow();
+  return count(result);
+}
+
+/** Notifications delivered before `before`; an undelivered one is never touched. */
+export async function deleteDeliveredNotificationsBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('notifications')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('notifications').select('id').where('delivered_at', 'is not', null).where('delivered_at', '<', before).orderBy('delivered_at').limit(limit),
+    )
+    .executeTakeFirstOrThrow();
+  return count(result);
+}
+
+/**
+ * Orders finished (a terminal state) before `before` with every notification delivered: the
+ * order with its parcels, transitions, revocations and delivered notifications. Answers the
+ * number of orders.
+ */
+export async function deleteFinishedOrdersBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .select('o.id')
+    .where('o.state', 'in', [...TERMINAL_ORDER_STATES])
+    .where('o.state_changed_at', '<', before)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('notifications as n').select('n.id').whereRef('n.order_id', '=', 'o.id').where('n.delivered_at', 'is', null))),
+    )
+    .orderBy('o.state_changed_at')
+    .limit(limit)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('order_transitions').where('order_id', 'in', ids).execute();
+  await db.deleteFrom('order_revocations').where('order_id', 'in', ids).execute();
+  await db.deleteFrom('notifications').where('order_id', 'in', ids).where('delivered_at', 'is not', null).execute();
+  await db.deleteFrom('parcels').where('order_id', 'in', ids).execute();
+  return count(await db.deleteFrom('orders').where('id', 'in', ids).executeTakeFirstOrThrow());
+}
+
+/** Route sheets of days before `beforeDate` (YYYY-MM-DD) with their locker codes; their couriers stay. */
+export async function deleteRouteSheetsBefore(db: Tx, beforeDate: string, limit: number): Promise<number> {
+  const rows = await db.selectFrom('route_sheets').select('id').where('route_date', '<', beforeDate).orderBy('route_date').limit(limit).execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('route_sheet_lockers').where('route_sheet_id', 'in', ids).execute();
+  return count(await db.deleteFrom('route_sheets').where('id', 'in', ids).executeTakeFirstOrThrow());
+}
+
+/** Locker alerts received before `before`. */
+export async function deleteAlertsBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('locker_alerts')
+    .where('id', 'in', (eb) => eb.selectFrom('locker_alerts').select('id').where('received_at', '<', before).orderBy('received_at').limit(limit))
+    .executeTakeFirstOrThrow();
+  return count(result);
+}
+
+/** Rows per table, for the sweep's report and the year benchmark. */
+const RETAINED_TABLES = ['orders', 'parcels', 'order_transitions', 'order_revocations', 'notifications', 'inbox_events', 'locker_commands', 'route_sheets', 'route_sheet_lockers', 'locker_alerts'] as const;
+
+export async function retainedRowCounts(db: Tx): Promise<Record<(typeof RETAINED_TABLES)[number], number>> {
+  const out = {} as Record<(typeof RETAINED_TABLES)[number], number>;
+  for (const t of RETAINED_TABLES) {
+    const row = await db.selectFrom(t).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    out[t] = Number(row.n);
+  }
+  return out;
+}
