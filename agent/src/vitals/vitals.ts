@@ -104,12 +104,16 @@ export class AgentVitals implements BusObserver {
         this.set(sources()?.link()?.connected ? 1 : 0);
       },
     });
-    new Gauge({
-      name: 'agent_link_reconnects',
+    let reconnectsSeen = 0;
+    new Counter({
+      name: 'agent_link_reconnects_total',
       help: 'Connections to the broker made again since the agent started (each one a lost link)',
       registers,
       collect() {
-        this.set(sources()?.link()?.reconnects ?? 0);
+        // The link counts them; the counter follows at each scrape.
+        const now = sources()?.link()?.reconnects ?? 0;
+        if (now > reconnectsSeen) this.inc(now - reconnectsSeen);
+        reconnectsSeen = Math.max(reconnectsSeen, now);
       },
     });
   }

@@ -2,7 +2,8 @@
  * GET /metrics: the cloud's metrics in the Prometheus text format (metrics/cloud-metrics.ts).
  * Open by default, like most exporters (keep the port on an internal network); with
  * METRICS_REQUIRE_KEY=true it needs an operator key, in `X-Operator-Api-Key` or as
- * `Authorization: Bearer <key>` (what Prometheus's scrape `authorization` sends).
+ * `Authorization: Bearer <key>` (what Prometheus's scrape `authorization` sends). Not in the
+ * OpenAPI document, which describes the JSON API: docs/operations.md lists the metrics.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../services.js';
@@ -15,7 +16,7 @@ function bearer(header: string | undefined): string | undefined {
 
 export const metricsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   const { registry } = deps.metrics;
-  app.get('/metrics', { schema: { tags: ['health'], summary: 'Metrics in the Prometheus text format (docs/operations.md lists them)', hide: false } }, async (req, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
     if (deps.config.metricsRequireKey) {
       await authenticateOperator(deps.cdb, req.headers[API_KEY_HEADERS.operator] ?? bearer(req.headers.authorization));
     }
