@@ -44,7 +44,7 @@ describe('metrics of the cloud and the agent', () => {
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
-  it('counts the locker events applied and keeps the agent’s health report', async () => {
+  it('counts the locker events applied, and the door fault reaches the cloud in a health report', async () => {
     rig.sim.openDoor({ bus: 'main', board: 0, lock: 1 });
     await eventually(async () => (sample(await cloudMetrics(), 'cloud_locker_events_applied_total', { type: 'door.alarm' }) ?? 0) >= 1, 'the door alarm applied in the cloud');
 
@@ -54,11 +54,11 @@ describe('metrics of the cloud and the agent', () => {
     expect(sample(agentText, 'agent_link_connected')).toBe(1);
     expect(sample(agentText, 'agent_outbox_depth')).toBeGreaterThanOrEqual(0);
 
-    expect(rig.agent.health!.send()).toBe(true);
+    // The fault makes the agent report within a few seconds, without waiting for its interval.
     const served = await eventually(async () => {
       const res = await world.call('GET', `/operator/lockers/${lockerId}/health`, undefined, 'operator');
       return res.status === 200 && res.body.report ? res.body : null;
-    }, 'the health report stored');
+    }, 'the health report the door fault brought');
     expect(served.report.doorFaults).toBe(1);
     expect(served.report.boards.answers).toBeGreaterThan(0);
     expect(served.report.boards.p50Ms).toBeGreaterThanOrEqual(0);
