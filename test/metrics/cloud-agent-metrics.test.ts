@@ -2,22 +2,24 @@
  * The cloud's and an agent's metrics after real traffic: orders through the HTTP API, a refused
  * key, an agent linked over MQTT whose door is opened by hand (a locker event the cloud applies
  * and a door fault in the agent's health report), scraped over HTTP. The text passes
- * `promtool check metrics` where promtool is present.
+ * `promtool check metrics` where promtool is present. On SQLite and, with DATABASE_URL, PostgreSQL
+ * (the gauges read on scrape are queries).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngines } from '../helpers/cloud-db.js';
 import { eventually } from '../helpers/eventually.js';
 import { requires } from '../helpers/requirements.js';
 import { type AgentRig, type LinkWorld, openLinkWorld } from '../link/link-world.js';
 import { promtoolProblems, sample, scrape } from './scrape.js';
 
-describe('metrics of the cloud and the agent', () => {
+describe.each(testEngines())('metrics of the cloud and the agent on %s', (engine) => {
   let world: LinkWorld;
   let rig: AgentRig;
   let lockerId: number;
   const cloudMetrics = (): Promise<string> => scrape(`${world.cloud.url}/metrics`);
 
   beforeAll(async () => {
-    world = await openLinkWorld('sqlite', 'embedded');
+    world = await openLinkWorld(engine, 'embedded');
     lockerId = world.takeLocker();
     rig = await world.startAgent(lockerId);
     await world.converged(rig);
