@@ -15,6 +15,8 @@ import { ScreenServer } from './screen/server.js';
 import { openStore, type LockerStore } from './store/index.js';
 import { sweepStore } from './store/retention.js';
 import { AgentLink, type LinkHooks, type Timers } from './sync/index.js';
+import { HealthReporter } from './vitals/health-reporter.js';
+import { AgentVitals } from './vitals/vitals.js';
 
 export interface AgentDeps {
   clock?: Clock;
@@ -40,6 +42,9 @@ export interface RunningAgent {
   locker: Locker;
   /** The locker link; null without `mqtt` in the config. */
   link: AgentLink | null;
+  /** The agent's vital signs (its /metrics) and their reports to the cloud (null without a link). */
+  vitals: AgentVitals;
+  health: HealthReporter | null;
   stop(): Promise<void>;
 }
 
@@ -57,14 +62,24 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     const r = applySnapshot(store, deps.snapshot);
     logger.info({ status: r.status, appliedCseq: r.appliedCseq }, 'start-up snapshot');
   }
-  const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }));
+  const vitals = new AgentVitals(config.lockerId, () => clock.now());
+  const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }), { observer: vitals });
   const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
   const locker = new Locker(store, hardware, clock, logger, config);
-  const screen = new ScreenServer(locker.kiosk, config.screen, logger);
+  const screen = new ScreenServer(locker.kiosk, config.screen, logger, vitals.registry);
   const link = config.mqtt
     ? new AgentLink({ lockerId: config.lockerId, ...config.mqtt }, { store, clock, logger: logger.child({ part: 'link' }), ...deps.link })
     : null;
-  const onScan = (barcode: string): void => void locker.kiosk.scan(barcode);
+  const health = link && config.mqtt ? new HealthReporter(vitals, link, config.mqtt.healthReportSeconds) : null;
+  vitals.watch({
+    outboxDepth: () => Math.max(0, store.outbox.lastDseq() - store.outbox.ackedDseq()),
+    link: () => link && { connected: link.connected, reconnects: link.reconnects },
+  });
+  const offEvents = store.outbox.onEvent((body) => vitals.event(body));
+  const onScan = (barcode: string): void => {
+    vitals.scan();
+    void locker.kiosk.scan(barcode);
+  };
 
   const parts: Part[] = [
     { name: 'hardware', start: () => hardware.start(), stop: () => hardware.stop() },
@@ -86,6 +101,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     { name: 'locker', start: () => locker.start(), stop: () => locker.stop() },
     retentionPart(store, config.retention, clock, logger),
     ...(link ? [{ name: 'link', start: () => link.start(), stop: () => link.stop() }] : []),
+    ...(health ? [{ name: 'health-reports', start: () => health.start(), stop: () => health.stop() }] : []),
     { name: 'screen', start: () => screen.start(), stop: () => screen.stop() },
   ];
 
@@ -98,6 +114,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
         logger.error({ err, part: part.name }, 'stop failed');
       }
     }
+    offEvents();
     store.close();
   };
   try {
@@ -117,6 +134,8 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     store,
     locker,
     link,
+    vitals,
+    health,
     stop: () => (stopping ??= stopAll()),
   };
 }

@@ -36,6 +36,8 @@ export const agentConfigSchema = z
         batchSize: z.number().int().min(1).max(500).default(50),
         /** Events sent and not yet acked at most. */
         windowSize: z.number().int().min(1).max(10_000).default(200),
+        /** A health report goes to the cloud this often, s (and soon after a door fault or board error); 0: never. */
+        healthReportSeconds: z.number().int().min(0).max(86_400).default(60),
       })
       .optional(),
     /** The locker's SQLite file (WAL, synchronous=FULL). */

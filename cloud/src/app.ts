@@ -7,6 +7,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from './fleet/provision.js';
+import type { DependencySources } from './health/dependency-checks.js';
 import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -15,12 +16,15 @@ import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { faviconRoute } from './http/routes/favicon.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
+import { metricsRoutes } from './http/routes/metrics.js';
 import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
 import type { ServiceDeps } from './services.js';
 
 export interface AppOptions {
   deps: ServiceDeps;
   reloadFleet: () => Promise<ProvisionReport>;
+  /** What readiness checks: the database, the broker link, the fleet. */
+  dependencies: DependencySources;
 }
 
 export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
@@ -55,7 +59,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   await fastify.register(faviconRoute);
-  await fastify.register(healthRoutes, { deps: opts.deps });
+  await fastify.register(healthRoutes, { deps: opts.deps, dependencies: opts.dependencies });
+  await fastify.register(metricsRoutes, { deps: opts.deps });
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });

@@ -43,6 +43,11 @@ export class CloudBackground {
     return this.#mqtt?.brokerUrl;
   }
 
+  /** Whether the locker link is connected to its broker; undefined with MQTT_ENABLED=false. */
+  brokerConnected(): boolean | undefined {
+    return this.#settings.mqtt.enabled ? (this.#mqtt?.connected ?? false) : undefined;
+  }
+
   /** Part factories for startCloud(). The storage clock comes before the link that confirms revocations to it. */
   parts(): ((deps: PartDeps) => CloudPart)[] {
     let clock: StorageClock | undefined;

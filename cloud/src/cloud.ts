@@ -17,6 +17,8 @@ import { systemClock, type Clock } from './clock.js';
 import type { CloudConfig } from './config.js';
 import { openDatabase, type CloudDatabase } from './db/database.js';
 import { FleetError, provisionFleet, readFleetFile, type ProvisionReport } from './fleet/provision.js';
+import type { DependencySources } from './health/dependency-checks.js';
+import { createCloudMetrics } from './metrics/cloud-metrics.js';
 import { ReservationSweeper } from './orders/reservation-release.js';
 import { OutboxSignals } from './outbox/signals.js';
 import { cryptoRandom, type RandomSource } from './random.js';
@@ -89,6 +91,7 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       signals: deps.signals ?? new OutboxSignals(),
       config,
       logger,
+      metrics: createCloudMetrics(),
     };
 
     const reloadFleet = async (): Promise<ProvisionReport> => {
@@ -112,7 +115,14 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       stack.push(() => part.stop());
     }
 
-    const server = await buildServer({ deps: serviceDeps, reloadFleet, logger, bodyLimit: config.bodyLimitBytes });
+    // A configured fleet file is loaded above or the start fails; without one the database is the fleet.
+    const dependencies: DependencySources = {
+      cdb,
+      brokerConnected: () => background?.brokerConnected(),
+      fleet: () => ({ source: config.fleetFile ? 'file' : 'database', loaded: true }),
+    };
+    serviceDeps.metrics.fleetState.watch({ ...dependencies, clock: serviceDeps.clock });
+    const server = await buildServer({ deps: serviceDeps, reloadFleet, dependencies, logger, bodyLimit: config.bodyLimitBytes });
     stack.push(() => server.close());
     const url = await listen(server, config.host, config.port);
     logger.info({ url }, 'cloud listening');

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from '../../shared/src/redact.js';
 import { allocationOptionsSchema } from './allocation/options.js';
-import { ConfigError, settingsFromEnv } from './settings-from-env.js';
+import { ConfigError, envFlag, settingsFromEnv } from './settings-from-env.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -36,6 +36,9 @@ export const configSchema = z.object({
    * 128 ASCII characters), is about 230 KiB.
    */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024).describe('largest accepted request body, bytes (the largest legitimate order is about 230 KiB)'),
+  metricsRequireKey: envFlag
+    .default(false)
+    .describe('`true`: `GET /metrics` needs an operator key (`X-Operator-Api-Key`, or `Authorization: Bearer <key>` as Prometheus sends it); `false`: open, like most exporters'),
   logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
@@ -59,6 +62,7 @@ export const CONFIG_ENV = {
   courierCodeLength: 'COURIER_CODE_LENGTH',
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  metricsRequireKey: 'METRICS_REQUIRE_KEY',
   logLevel: 'LOG_LEVEL',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 

@@ -1,7 +1,8 @@
 /**
  * Builds the Fastify instance around the app plugin and listens. The server-wide parts live here:
  * the body limit, JSON bodies as UTF-8, and the envelope for refusals before any route
- * (transport-errors.ts), so that every answer, whatever goes wrong, is `{message, resultCode}`.
+ * (transport-errors.ts), so that every answer, whatever goes wrong, is `{message, resultCode}`,
+ * and the HTTP metrics' hook, which sees every answer.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -27,7 +28,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   server.setErrorHandler(handleError);
   installJsonBodyParser(server);
   server.addHook('onRequest', checkUrl);
-  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
+  opts.deps.metrics.http.install(server);
+  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet, dependencies: opts.dependencies });
   await server.ready();
   return server;
 }

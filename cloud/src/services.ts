@@ -1,8 +1,9 @@
-/** What every domain service gets from the composition root: database, time, randomness, settings. */
+/** What every domain service gets from the composition root: database, time, randomness, settings, metrics. */
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { CloudConfig } from './config.js';
 import type { CloudDatabase } from './db/database.js';
+import type { CloudMetrics } from './metrics/cloud-metrics.js';
 import type { OutboxSignals } from './outbox/signals.js';
 import type { RandomSource } from './random.js';
 
@@ -13,4 +14,6 @@ export interface ServiceDeps {
   signals: OutboxSignals;
   config: CloudConfig;
   logger: Logger;
+  /** The process's metrics (metrics/cloud-metrics.ts): each rule records its own. */
+  metrics: CloudMetrics;
 }

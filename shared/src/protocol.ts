@@ -247,6 +247,39 @@ export const downMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type DownMessage = z.infer<typeof downMessageSchema>;
 
+/**
+ * The agent's vital signs, sent on `up` as a `health` message every report interval and soon
+ * after a door fault or a board error. Counts cover the interval since the agent's previous
+ * report that reached the broker; the rest is the state at `at`. Older clouds ignore the message
+ * (it fails their schema and is dropped with a warning); a cloud keeps the latest per locker.
+ */
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const millis = z.number().min(0).max(3_600_000);
+export const healthReportSchema = z.object({
+  at: epochMs,
+  /** Length of the interval the counts cover. */
+  intervalSeconds: z.number().min(0).max(366 * 86_400),
+  uptimeSeconds: z.number().min(0).max(100 * 366 * 86_400),
+  /** The agent's software version. */
+  version: z.string().min(1).max(64),
+  memory: z.object({ rssBytes: count, heapUsedBytes: count }),
+  boards: z.object({
+    /** Board answers in the interval, their median and 99th percentile time (null: no answer). */
+    answers: count,
+    p50Ms: millis.nullable(),
+    p99Ms: millis.nullable(),
+    /** Requests that got no valid answer (timeouts, bad frames, transport errors). */
+    errors: count,
+  }),
+  /** Door faults in the interval: a door opened unexpectedly, left open, a jammed lock. */
+  doorFaults: count,
+  scans: count,
+  /** Events in the agent's outbox not yet acked by the cloud. */
+  outboxDepth: count,
+  link: z.object({ reconnects: count }),
+});
+export type HealthReport = z.infer<typeof healthReportSchema>;
+
 /** Messages on `lockers/<id>/up` (agent -> cloud). */
 export const upMessageSchema = z.discriminatedUnion('type', [
   /** Sent on every (re)connect; the cloud answers with replay or snapshot, and an ack. */
@@ -263,6 +296,7 @@ export const upMessageSchema = z.discriminatedUnion('type', [
   z.object({ v: version, type: z.literal('events'), items: z.array(eventSchema).min(1) }),
   /** Cumulative: every command with cseq <= appliedCseq is applied by the agent. */
   z.object({ v: version, type: z.literal('ack'), appliedCseq: seq }),
+  z.object({ v: version, type: z.literal('health'), report: healthReportSchema }),
 ]);
 export type UpMessage = z.infer<typeof upMessageSchema>;
 

@@ -4,7 +4,8 @@
  * settings the cloud reads and mounts files that exist, and the Dockerfiles copy and run paths
  * that exist. (No Docker engine is needed: nothing is built or started.)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import { CONFIG_ENV } from '../../cloud/src/config.js';
 import { STORAGE_CLOCK_ENV } from '../../cloud/src/expiry/settings.js';
 import { NOTIFY_ENV } from '../../cloud/src/notify/settings.js';
 import { MQTT_ENV } from '../../cloud/src/sync/mqtt-settings.js';
+import { AgentVitals } from '../../agent/src/vitals/vitals.js';
+import { createCloudMetrics } from '../../cloud/src/metrics/cloud-metrics.js';
+import { requires } from '../helpers/requirements.js';
 
 const deploy = (...p: string[]): string => join('deploy', ...p);
 const AGENT_EXAMPLE = deploy('agent', 'agent.example.json');
@@ -68,5 +72,41 @@ describe('deployment files', () => {
     for (const s of sources) expect(existsSync(join('deploy', s))).toBe(true);
     // The cloud's broker user is one the ACL grants the cloud's topics to.
     expect(readFileSync(deploy('mosquitto', 'acl'), 'utf8')).toMatch(new RegExp(`^user ${cloud.environment!.MQTT_USERNAME}$`, 'm'));
+  });
+
+  it('the monitoring compose file mounts files that exist, and Prometheus and Grafana find theirs', () => {
+    const compose = parse(readFileSync(deploy('monitoring', 'docker-compose.yml'), 'utf8')) as { services: Record<string, { volumes?: string[] }> };
+    const mounts = Object.values(compose.services).flatMap((s) => s.volumes ?? []).filter((v) => v.startsWith('./'));
+    expect(mounts.length).toBeGreaterThanOrEqual(3);
+    // Relative to deploy/, the project directory of the compose file it overlays.
+    for (const m of mounts) expect(existsSync(join('deploy', m.split(':')[0]!)), m).toBe(true);
+    const provisioning = parse(readFileSync(deploy('grafana', 'provisioning', 'dashboards', 'lockers.yml'), 'utf8')) as { providers: { options: { path: string } }[] };
+    expect(mounts).toContain(`./grafana/dashboards:${provisioning.providers[0]!.options.path}:ro`);
+  });
+
+  it('the alerts and the dashboard name only metrics the cloud and the agent have', () => {
+    const known = new Set(
+      [createCloudMetrics().registry, new AgentVitals('check', () => 0).registry].flatMap((r) =>
+        r.getMetricsAsArray().flatMap((m) => {
+          const name = (m as unknown as { name: string }).name;
+          return [name, `${name}_bucket`, `${name}_count`, `${name}_sum`];
+        }),
+      ),
+    );
+    const dashboards = readdirSync(deploy('grafana', 'dashboards')).map((f) => readFileSync(deploy('grafana', 'dashboards', f), 'utf8'));
+    for (const d of dashboards) JSON.parse(d);
+    const named = [readFileSync(deploy('prometheus', 'alerts.yml'), 'utf8'), ...dashboards].flatMap((text) => [...text.matchAll(/\b((?:cloud|agent|process|nodejs)_[a-z_]+)/g)].map((m) => m[1]!));
+    expect(named.length).toBeGreaterThan(20);
+    expect([...new Set(named)].filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it.runIf(requires('promtool'))('the Prometheus config and its rules pass promtool', () => {
+    for (const args of [
+      ['check', 'config', deploy('prometheus', 'prometheus.yml')],
+      ['check', 'rules', deploy('prometheus', 'alerts.yml')],
+    ]) {
+      const r = spawnSync('promtool', args, { encoding: 'utf8' });
+      expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
   });
 });

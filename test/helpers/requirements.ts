@@ -1,12 +1,12 @@
 /**
  * Suites that need something beyond Node.js (PostgreSQL, a Mosquitto binary or URL, socat,
- * Chromium) ask here. On a bare machine they are skipped with the reason printed; under CI
+ * Chromium, promtool) ask here. On a bare machine they are skipped with the reason printed; under CI
  * (CI=true), where .ci/run provides all of them, a missing one fails the run instead.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium';
+export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium' | 'promtool';
 
 function onPath(bin: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -27,6 +27,8 @@ function missingReason(req: Requirement): string | undefined {
       return onPath('mosquitto') && onPath('mosquitto_passwd') ? undefined : 'mosquitto / mosquitto_passwd not on PATH';
     case 'socat':
       return onPath('socat') ? undefined : 'socat not on PATH';
+    case 'promtool':
+      return onPath('promtool') ? undefined : 'promtool not on PATH (Debian package prometheus)';
     case 'chromium':
       return chromiumPath() ? undefined : 'no Chromium at CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser';
   }

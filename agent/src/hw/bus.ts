@@ -21,6 +21,12 @@ import { boardLockCount, type BusConfig } from './config.js';
 import { RateLimitedLog } from './rate-limited-log.js';
 import type { BoardEvent } from './types.js';
 
+/** Watches a bus's exchanges (the agent's vital signs): each answer's time, each request left unanswered. */
+export interface BusObserver {
+  answered(bus: string, ms: number): void;
+  unanswered(bus: string): void;
+}
+
 export interface BusStats {
   framesSent: number;
   repliesMatched: number;
@@ -52,6 +58,7 @@ export class Bus<F> extends EventEmitter<{ board: [BoardEvent] }> implements Bus
     private readonly driver: BoardDriver<F>,
     private readonly transport: Transport,
     private readonly logger: Logger,
+    private readonly observer?: BusObserver,
   ) {
     super();
     this.decoder = new FrameDecoder(driver.parseFrame);
@@ -168,9 +175,13 @@ export class Bus<F> extends EventEmitter<{ board: [BoardEvent] }> implements Bus
         timer = setTimeout(() => resolve(undefined), this.config.frameTimeoutMs);
       });
       try {
+        const sentAt = performance.now();
         await this.write(req.board, req.bytes, req.label);
         const value = (await answer) as T | undefined;
-        if (value !== undefined) return value;
+        if (value !== undefined) {
+          this.observer?.answered(this.name, performance.now() - sentAt);
+          return value;
+        }
       } finally {
         clearTimeout(timer);
         this.waiter = undefined;
@@ -179,6 +190,7 @@ export class Bus<F> extends EventEmitter<{ board: [BoardEvent] }> implements Bus
       this.counters.timeouts += 1;
       this.logger.debug({ bus: this.name, board: req.board, label: req.label, attempt: attempt + 1 }, 'no reply in time');
     }
+    if (this.running) this.observer?.unanswered(this.name);
     return undefined;
   }
 

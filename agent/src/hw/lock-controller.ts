@@ -10,13 +10,15 @@ import { EventEmitter } from 'node:events';
 import { driverFor, HardwareError, isHardwareError, type Transport } from '@parcel-locker/hw-protocol';
 import type { Logger } from 'pino';
 import { busFraming, type BusConfig } from './config.js';
-import { Bus } from './bus.js';
+import { Bus, type BusObserver } from './bus.js';
 import { createTransport } from './transport/create.js';
 import type { BoardEvent, BoardStatus, CellAddress, LockHardware, OpenResult } from './types.js';
 
 export interface LockHardwareOptions {
   /** Makes the byte pipe of a bus; defaults to a serial device or tcp:// from the bus's path. */
   createTransport?: (bus: BusConfig, logger: Logger) => Transport;
+  /** Watches every bus's answer times and unanswered requests. */
+  observer?: BusObserver;
 }
 
 const delay = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms));
@@ -43,7 +45,7 @@ export class LockController extends EventEmitter<{ board: [BoardEvent] }> implem
       names.add(cfg.name);
       const log = this.logger.child({ bus: cfg.name });
       const transport = this.options.createTransport?.(cfg, log) ?? createTransport(cfg.path, busFraming(cfg), cfg, log);
-      const bus = new Bus(cfg, driverFor(cfg.family), transport, log);
+      const bus = new Bus(cfg, driverFor(cfg.family), transport, log, this.options.observer);
       bus.on('board', (e) => this.emit('board', e));
       this.buses.set(cfg.name, bus);
     }

@@ -1,6 +1,7 @@
 /**
  * The locker's screen: a static page (public/) for the kiosk browser and the JSON API behind it.
- * Every answer is the whole screen state, so the page only renders what it is given.
+ * Every answer is the whole screen state, so the page only renders what it is given. GET /metrics
+ * serves the agent's metrics (vitals/vitals.ts) to Prometheus on the same port.
  */
 import { FAVICON_CONTENT_TYPE, FAVICON_ICO } from '../../../shared/src/favicon.js';
 import fastifyStatic from '@fastify/static';
@@ -25,6 +26,8 @@ export class ScreenServer {
     private readonly kiosk: Kiosk,
     private readonly settings: AgentConfig['screen'],
     private readonly logger: Logger,
+    /** The agent's metrics, served at GET /metrics (vitals/vitals.ts). */
+    private readonly metrics?: { contentType: string; metrics(): Promise<string> },
   ) {
     this.lang = settings.defaultLanguage;
   }
@@ -44,6 +47,8 @@ export class ScreenServer {
     await app.register(fastifyStatic, { root: fileURLToPath(new URL('./public', import.meta.url)), index: 'index.html' });
     app.get('/favicon.ico', (_req, reply) => reply.type(FAVICON_CONTENT_TYPE).header('Cache-Control', 'public, max-age=86400').send(FAVICON_ICO));
     const api = app.withTypeProvider<ZodTypeProvider>();
+    const metrics = this.metrics;
+    if (metrics) app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
     api.get('/api/state', () => this.withLang(this.kiosk.state()));
     api.post('/api/lang', { schema: { body: z.object({ lang: z.enum(this.settings.languages as [Language, ...Language[]]) }) } }, (req) => {
       this.lang = req.body.lang;

@@ -9,6 +9,7 @@ import type { Meta } from './meta.js';
 
 export class Outbox {
   private readonly listeners = new Set<() => void>();
+  private readonly watchers = new Set<(body: EventBody) => void>();
 
   constructor(
     private readonly db: Sqlite,
@@ -20,6 +21,7 @@ export class Outbox {
   emit(body: EventBody): number {
     const parsed = eventBodySchema.parse(body);
     const info = this.db.prepare('insert into outbox (at, body) values (?, ?)').run(this.clock.now(), JSON.stringify(parsed));
+    for (const watch of this.watchers) watch(parsed);
     // After the current synchronous transaction has finished: a reader then sees the row committed
     // (or finds nothing new if it rolled back).
     if (this.listeners.size > 0) setImmediate(() => this.listeners.forEach((fn) => fn()));
@@ -30,6 +32,12 @@ export class Outbox {
   onAppend(fn: () => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /** Calls `fn` with every event as it is appended (the agent's vital signs count faults); returns an unsubscribe. */
+  onEvent(fn: (body: EventBody) => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
   }
 
   /** Events with dseq above `dseq`, oldest first. */

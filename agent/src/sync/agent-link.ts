@@ -15,6 +15,7 @@ import {
   downMessageSchema,
   presenceSchema,
   type DownMessage,
+  type HealthReport,
   type LockerEvent,
   type UpMessage,
 } from '../../../shared/src/protocol.js';
@@ -61,6 +62,7 @@ export class AgentLink {
   readonly #up: UpStream;
   readonly #down: DownStream;
   #conn = 0;
+  #readies = 0;
   #running = false;
   #offAppend: (() => void) | undefined;
 
@@ -110,6 +112,17 @@ export class AgentLink {
     return this.#mqtt.ready;
   }
 
+  /** Connections made again after the first since start (each is a link that was lost). */
+  get reconnects(): number {
+    return Math.max(0, this.#readies - 1);
+  }
+
+  /** Sends the agent's health report (protocol `health`); false when not connected (it is not queued). */
+  sendHealth(report: HealthReport): boolean {
+    if (!this.#mqtt.ready) return false;
+    return this.#sendUp({ v: PROTOCOL_VERSION, type: 'health', report });
+  }
+
   /** The connection counter of the current (or last) connection. */
   get conn(): number {
     return this.#conn;
@@ -147,6 +160,7 @@ export class AgentLink {
   }
 
   #onReady(): void {
+    this.#readies += 1;
     this.#guard('greeting the cloud', () => {
       this.#mqtt.publish(this.#topics.presence, this.#presence(true), true);
       this.#hello();

@@ -1,7 +1,8 @@
 /**
  * Who may publish and subscribe where: one pure rule set used by the embedded broker's hooks and
  * mirrored by deploy/mosquitto/acl. A locker owns `lockers/<itsId>/`: it writes `up` and
- * `presence` and reads `down` and its own `presence` (so an agent that lost its local state can
+ * `presence` (`up` carries every message type of the agent: hello, events, acks, health reports)
+ * and reads `down` and its own `presence` (so an agent that lost its local state can
  * continue its connection counter). The cloud writes every locker's `down` and reads every
  * `up` and `presence`. Nothing else: no `#`, no `$SYS`, no other locker's subtree.
  */

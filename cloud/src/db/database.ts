@@ -147,6 +147,9 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     types: { getTypeParser: int8AsNumber },
   });
+  // An idle connection the server or the network dropped: the pool discards it and connects anew
+  // when asked; unhandled, the pool's 'error' event would end the process.
+  pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
 }
 

@@ -347,6 +347,24 @@ const migration0007: Migration = {
   },
 };
 
+/**
+ * The latest health report of each locker's agent (protocol `health`), as JSON, with the door
+ * faults and board errors of its interval as columns so the metrics' aggregates need no JSON.
+ */
+const migration0011: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('locker_health')
+      .addColumn('locker_id', 'integer', (c) => c.primaryKey())
+      .addColumn('report', 'text', (c) => c.notNull())
+      .addColumn('door_faults', 'integer', (c) => c.notNull())
+      .addColumn('board_errors', 'integer', (c) => c.notNull())
+      .addColumn('reported_at', 'bigint', (c) => c.notNull())
+      .addColumn('received_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -358,6 +376,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0005_rate_limits': migration0005,
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
+        '0011_locker_health': migration0011,
       });
     },
   };

@@ -275,6 +275,18 @@ export interface LockerAlertsTable {
   received_at: Millis;
 }
 
+/** The latest health report of a locker's agent (repositories/locker-health.ts). */
+export interface LockerHealthTable {
+  locker_id: number;
+  /** The report as the agent sent it (protocol HealthReport), JSON. */
+  report: JsonText;
+  door_faults: number;
+  board_errors: number;
+  /** The report's `at` (locker clock). */
+  reported_at: Millis;
+  received_at: Millis;
+}
+
 export interface Database {
   marketplaces: MarketplacesTable;
   api_keys: ApiKeysTable;
@@ -294,6 +306,7 @@ export interface Database {
   order_revocations: OrderRevocationsTable;
   order_transitions: OrderTransitionsTable;
   locker_alerts: LockerAlertsTable;
+  locker_health: LockerHealthTable;
   rate_counters: RateCountersTable;
   guard_locks: GuardLocksTable;
 }

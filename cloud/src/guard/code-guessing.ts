@@ -62,6 +62,7 @@ export class CodeGuessGuard {
     const until = await lockedUntil(this.deps.cdb.db, paths.map((p) => p.key), now);
     if (until !== undefined) {
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+      this.deps.metrics.guard.refused('code_guessing');
       throw new RetryLaterError(`${TOO_MANY_WRONG_CODES_MESSAGE}: повторите через ${seconds} с`, seconds);
     }
   }

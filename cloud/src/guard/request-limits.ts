@@ -5,8 +5,8 @@
  * It runs as the first onRequest hook of the app, before authentication, so requests with a wrong
  * key are counted too (per client address). Beyond the limit: HTTP 429 with the envelope
  * `{message, resultCode: 4}`, `Retry-After`, and on every answer `RateLimit-Limit`,
- * `RateLimit-Remaining`, `RateLimit-Reset` (IETF draft names). `/health` is not counted: probes
- * must never be refused.
+ * `RateLimit-Remaining`, `RateLimit-Reset` (IETF draft names). `/health`, `/health/ready` and `/metrics` are not
+ * counted: probes and scrapes must never be refused (nor wait for the database's counters).
  */
 import fastifyRateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -18,7 +18,7 @@ import { WindowCounters } from './window-counters.js';
 
 export const TOO_MANY_REQUESTS_MESSAGE = 'Слишком много запросов';
 
-const UNCOUNTED = new Set(['/health']);
+const UNCOUNTED = new Set(['/health', '/health/ready', '/metrics']);
 
 /** A store class for @fastify/rate-limit over the shared counters (it instantiates the class itself). */
 function databaseStore(counters: WindowCounters, onFirstExceeded: (key: string) => void): FastifyRateLimitStoreCtor {
@@ -66,6 +66,7 @@ const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) 
     errorResponseBuilder: (req, ctx) => {
       const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
       const { max, windowSeconds } = callerOf(req).limit;
+      deps.metrics.guard.refused('request_limit');
       return new RetryLaterError(`${TOO_MANY_REQUESTS_MESSAGE}: не более ${max} за ${windowSeconds} с, повторите через ${seconds} с`, seconds);
     },
   });

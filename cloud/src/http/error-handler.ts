@@ -10,6 +10,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
 import { DomainError, RUSSIAN_MESSAGES, RetryLaterError, invalidRequest } from '../errors.js';
+import { noteResultCode } from '../metrics/http.js';
 
 export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
   switch (code) {
@@ -36,6 +37,7 @@ export function clientErrorStatus(status: number | undefined): number {
 
 /** Sends the envelope; the status defaults to the one of the result code. */
 export function sendEnvelope(reply: FastifyReply, resultCode: number, message: string, status: number = httpStatusOf(resultCode)): FastifyReply {
+  noteResultCode(reply, resultCode);
   return reply.code(status).type('application/json; charset=utf-8').send({ message, resultCode });
 }
 

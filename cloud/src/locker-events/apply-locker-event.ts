@@ -55,6 +55,7 @@ export function createLockerEventApplier(deps: LockerEventDeps): ApplyEvent {
     const locker = await lockerById(tx, lockerId);
     const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set() };
     await dispatch(ctx);
+    deps.metrics?.lockerEvents.applied(event.type);
     return ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : undefined;
   };
 }

@@ -4,6 +4,7 @@ import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { AllocationOptions } from '../allocation/options.js';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/transaction.js';
+import type { CloudMetrics } from '../metrics/cloud-metrics.js';
 import type { ReservationRule } from '../orders/intent.js';
 import type { RandomSource } from '../random.js';
 import type { Locker } from '../repositories/lockers.js';
@@ -12,6 +13,8 @@ export interface LockerEventDeps {
   clock: Clock;
   random: RandomSource;
   logger: Logger;
+  /** Counts the events applied (absent in tests that do not look). */
+  metrics?: Pick<CloudMetrics, 'lockerEvents'>;
   /** `reservationGraceMinutes`: for `loadableUntil` of the orders' upserts (none without it). */
   config: { pickupCodeLength: number; allocation: AllocationOptions; reservationGraceMinutes?: number };
 }

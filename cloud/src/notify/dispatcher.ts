@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
+import type { CloudMetrics } from '../metrics/cloud-metrics.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import { notificationReceiver } from '../repositories/accounts.js';
 import { type ClaimedNotification, claimDue, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
@@ -23,6 +24,8 @@ export interface DispatcherDeps {
   clock: Clock;
   signals: OutboxSignals;
   logger: Logger;
+  /** Counts deliveries and failed attempts (absent in tests that do not look). */
+  metrics?: Pick<CloudMetrics, 'notifications'>;
   /** The process's scheduler; one of its own on real timers when absent. */
   scheduler?: Scheduler;
 }
@@ -136,10 +139,14 @@ export class NotificationDispatcher {
     const now = clock.now();
     const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
     if (outcome.ok) {
-      if (await markDelivered(cdb.db, row, now)) this.#log.info(about, 'notification delivered');
+      if (await markDelivered(cdb.db, row, now)) {
+        this.#deps.metrics?.notifications.delivered(row.marketplaceId);
+        this.#log.info(about, 'notification delivered');
+      }
       return;
     }
     const next = failedAttempt(row, now, this.#policy);
+    this.#deps.metrics?.notifications.failed(row.marketplaceId);
     const recorded = await markFailed(cdb.db, row, { status: outcome.status, error: outcome.error.slice(0, 500), ...next });
     const failingNow = recorded && next.failingNow;
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };

@@ -67,7 +67,7 @@ export async function createOrder(
         width: p.dimension?.width ?? null,
         height: p.dimension?.height ?? null,
       }));
-      const allocation = allocateParcels(view, marketplace.id, sizes, config.allocation);
+      const allocation = deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
       const cellOf = new Map<string, number>();
       let result: ReservationResult | OrderAck;
       if (mode === 'smartorder/create') {

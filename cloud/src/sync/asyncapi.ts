@@ -13,6 +13,7 @@ import {
   courierGrantSchema,
   downMessageSchema,
   eventSchema,
+  healthReportSchema,
   lockerConfigSchema,
   orderIntentSchema,
   parcelIntentSchema,
@@ -31,6 +32,7 @@ const MESSAGE_TEXT: Record<string, { title: string; summary: string }> = {
   'up.hello': { title: 'Hello', summary: 'First message of every connection: the agent\'s position in both streams and its connection counter.' },
   'up.events': { title: 'Events', summary: 'A batch of events in dseq order, from the agent\'s outbox after the cloud\'s last ack.' },
   'up.ack': { title: 'Command ack', summary: 'Cumulative: every command with cseq <= appliedCseq is applied by the agent.' },
+  'up.health': { title: 'Health report', summary: 'The agent\'s vital signs: board answer times and errors, door faults, scans, outbox depth, reconnects, uptime, version, memory. Never answered; older clouds ignore it.' },
   presence: { title: 'Presence', summary: 'Retained birth (online) and last will (offline) with the connection counter; a higher conn always wins.' },
 };
 
@@ -54,6 +56,7 @@ function componentSchemas(): { schemas: Json; messageIds: Record<'down' | 'up' |
     [eventSchema, 'Event'],
     [snapshotSchema, 'Snapshot'],
     [presenceSchema, 'PresencePayload'],
+    [healthReportSchema, 'HealthReport'],
   ];
   for (const [schema, id] of shapes) registry.add(schema, { id });
   const messageIds: Record<'down' | 'up' | 'presence', string[]> = { down: [], up: [], presence: ['presence'] };

@@ -39,6 +39,7 @@ import {
   savePresence,
   setLastSeen,
 } from '../repositories/locker-stream.js';
+import { saveHealthReport } from '../repositories/locker-health.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { lockerSnapshotBuilder } from './snapshot.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
@@ -158,6 +159,11 @@ export class LockerLink {
     this.#trimJob.start();
   }
 
+  /** Whether the link is connected to the broker and subscribed. */
+  get connected(): boolean {
+    return this.#mqtt?.ready ?? false;
+  }
+
   /** Disconnects and waits for the work in hand. Idempotent. */
   async stop(): Promise<void> {
     const starting = this.#starting;
@@ -261,6 +267,8 @@ export class LockerLink {
         return this.#onEvents(lockerId, msg.items);
       case 'ack':
         return this.#onCommandAck(lockerId, msg.appliedCseq);
+      case 'health':
+        return this.#onHealth(lockerId, msg.report);
     }
   }
 
@@ -326,6 +334,13 @@ export class LockerLink {
     if (advanced === null) return;
     await this.#deps.onCommandsApplied?.(lockerId, advanced);
     await this.#push(lockerId);
+  }
+
+  /** Keeps the agent's latest health report (operator endpoint, metrics); nothing is answered. */
+  async #onHealth(lockerId: number, report: Extract<UpMessage, { type: 'health' }>['report']): Promise<void> {
+    const known = await transaction(this.#deps.db, (tx) => saveHealthReport(tx, lockerId, report, this.#deps.clock.now()));
+    if (!known) this.#log.warn({ lockerId }, 'health report from a locker the cloud does not know; ignored');
+    else this.#log.debug({ lockerId, doorFaults: report.doorFaults, boardErrors: report.boards.errors }, 'locker health report');
   }
 
   async #onPresence(lockerId: number, presence: Presence): Promise<void> {

@@ -62,6 +62,11 @@ export class MqttPart {
     return this.#broker?.url;
   }
 
+  /** Whether the locker link is connected to the broker (false before start and after stop). */
+  get connected(): boolean {
+    return this.#link?.connected ?? false;
+  }
+
   get link(): LockerLink | undefined {
     return this.#link;
   }

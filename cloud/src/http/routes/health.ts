@@ -1,10 +1,25 @@
-/** Liveness and database reachability for load balancers. */
+/**
+ * Probes: `/health` is liveness with the database's reachability (its answer is unchanged);
+ * `/health/ready` is readiness: 200 when the database answers, the broker link is connected
+ * (unless this process runs none) and the fleet is loaded, 503 otherwise, each dependency named
+ * with its state (health/dependency-checks.ts).
+ */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pingDatabase } from '../../db/database.js';
+import { checkDependencies, type DependencySources } from '../../health/dependency-checks.js';
 import type { ServiceDeps } from '../../services.js';
 
-export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
+const readinessSchema = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.object({
+    database: z.object({ status: z.enum(['up', 'down']), latencyMs: z.number() }),
+    broker: z.object({ status: z.enum(['up', 'down', 'disabled']) }),
+    fleet: z.object({ status: z.enum(['up', 'down']), source: z.enum(['file', 'database']) }),
+  }),
+});
+
+export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; dependencies: DependencySources }> = (app, { deps, dependencies }) => {
   app.get(
     '/health',
     {
@@ -17,6 +32,20 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     async () => {
       await pingDatabase(deps.cdb);
       return { status: 'ok' as const, database: deps.cdb.engine };
+    },
+  );
+  app.get(
+    '/health/ready',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: database, broker link and fleet',
+        response: { 200: readinessSchema, 503: readinessSchema },
+      },
+    },
+    async (_req, reply) => {
+      const report = await checkDependencies(dependencies);
+      return reply.code(report.ready ? 200 : 503).send({ status: report.ready ? 'ready' : 'not_ready', checks: report.checks });
     },
   );
   return Promise.resolve();

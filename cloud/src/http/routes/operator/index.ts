@@ -30,4 +30,5 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   await app.register(fleetRoutes, { reloadFleet });
   await app.register(notificationRoutes, { deps });
   await app.register(alertRoutes, { deps });
+  await app.register((await import('./health.js')).healthRoutes, { deps });
 };

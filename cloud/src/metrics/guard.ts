@@ -1,0 +1,22 @@
+/** Refusals of the guard (HTTP 429): the request limit, and calls on a path locked for guessed codes. */
+import { Counter, type Registry } from 'prom-client';
+
+export type RefusalKind = 'request_limit' | 'code_guessing';
+
+export class GuardMetrics {
+  readonly #refusals: Counter<'limit'>;
+
+  constructor(registry: Registry) {
+    this.#refusals = new Counter({
+      name: 'cloud_rate_limit_refusals_total',
+      help: 'Requests refused with 429: request_limit (too many requests of a key owner or address) or code_guessing (a path locked after wrong codes)',
+      labelNames: ['limit'],
+      registers: [registry],
+    });
+    for (const limit of ['request_limit', 'code_guessing'] as const) this.#refusals.inc({ limit }, 0);
+  }
+
+  refused(limit: RefusalKind): void {
+    this.#refusals.inc({ limit });
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The aggregates the cloud's metrics read on each scrape (metrics/fleet-state.ts): a handful of
+ * grouped queries whose size is bounded by the fleet (lockers, marketplaces), never by orders.
+ */
+import { sql } from 'kysely';
+import type { Tx } from '../db/transaction.js';
+
+export interface FleetVitals {
+  lockers: number;
+  lockersOnline: number;
+  /** Per locker with commands its agent has not applied yet: how many, and the oldest one's creation time. */
+  pendingCommands: { count: number; oldestAt: number }[];
+  /** Per marketplace with undelivered notifications: how many, and the oldest one's creation time. */
+  notificationBacklog: { marketplaceId: string; count: number; oldestAt: number }[];
+  /** Lockers with a health report, and those whose latest report counts door faults or board errors. */
+  lockersReporting: number;
+  lockersWithDoorFaults: number;
+  lockersWithBoardErrors: number;
+}
+
+export async function fleetVitals(db: Tx): Promise<FleetVitals> {
+  const [lockers, pending, backlog, health] = await Promise.all([
+    db
+      .selectFrom('lockers')
+      .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>('online').as('online')])
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('locker_commands as c')
+      .innerJoin('lockers as l', 'l.id', 'c.locker_id')
+      .whereRef('c.cseq', '>', 'l.applied_cseq')
+      .groupBy('c.locker_id')
+      .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min<number | string>('c.created_at').as('oldest')])
+      .execute(),
+    db
+      .selectFrom('notifications')
+      .where('delivered_at', 'is', null)
+      .groupBy('marketplace_id')
+      .select((eb) => ['marketplace_id', eb.fn.countAll<number | string>().as('count'), eb.fn.min<number | string>('created_at').as('oldest')])
+      .execute(),
+    db
+      .selectFrom('locker_health')
+      .select([
+        sql<number | string>`count(*)`.as('reporting'),
+        sql<number | string>`count(case when door_faults > 0 then 1 end)`.as('door_faults'),
+        sql<number | string>`count(case when board_errors > 0 then 1 end)`.as('board_errors'),
+      ])
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    lockers: Number(lockers.total),
+    lockersOnline: Number(lockers.online ?? 0),
+    pendingCommands: pending.map((r) => ({ count: Number(r.count), oldestAt: Number(r.oldest) })),
+    notificationBacklog: backlog.map((r) => ({ marketplaceId: r.marketplace_id, count: Number(r.count), oldestAt: Number(r.oldest) })),
+    lockersReporting: Number(health.reporting),
+    lockersWithDoorFaults: Number(health.door_faults),
+    lockersWithBoardErrors: Number(health.board_errors),
+  };
+}
