@@ -26,7 +26,7 @@ const ERROR_STATUS: Record<string, string> = {
   '400': 'Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed.',
   '401': 'Refused: the API key is missing or unknown, or its owner is not active.',
   '413': 'Refused: the body is over BODY_LIMIT_BYTES (code 3).',
-  '429': 'Refused for now (code 4): the caller is over its rate limit, or order/detail is locked after too many wrong courier codes. Nothing changed.',
+  '429': 'Refused for now (code 4): the caller is over its rate limit. Nothing changed.',
   '500': 'A failure of the service (code 2). The request may be sent again.',
 };
 
@@ -53,9 +53,9 @@ function describeResponse(status: string, response: Response, op: Operation, ex:
   const media = response.content?.['application/json'];
   const examples: Record<string, ExampleObject> = {};
   if (status.startsWith('2')) {
-    response.description = ex.success;
+    response.description = ex.statuses?.[status] ?? ex.success;
   } else {
-    response.description = ERROR_STATUS[status] ?? response.description;
+    response.description = ex.statuses?.[status] ?? ERROR_STATUS[status] ?? response.description;
     if (status === '413') {
       examples[codeExampleName(3)] = refusal(3, invalidRequestMessage('Request body is too large'));
     } else {

@@ -99,6 +99,7 @@ export const orderExamples: Record<string, OperationExamples> = {
   },
   getOrderDetail: {
     success: 'Where the courier finds the order: the locker, how to get in, and the cells of its parcels',
+    statuses: { '429': 'Refused for now (code 4): the caller is over its rate limit, or the barcode or the marketplace is locked after too many wrong courier codes. Nothing changed.' },
     codes: [ResultCode.OrderNotFound, ResultCode.LogistNotFound, ResultCode.CourierRouteNotFound],
     requests: {
       byCourier: { summary: 'By the courier\'s externalId', body: { barcode: 'PCL-1001-1', courierExternalId: 'CR-77' }, status: 200 },

@@ -37,6 +37,8 @@ export interface AnswerExample {
 export interface OperationExamples {
   /** What a success answer is: the description of its response. */
   success: string;
+  /** Descriptions of answer statuses the shared ones (finish.ts) do not cover, e.g. { '409': '...' }. */
+  statuses?: Record<string, string>;
   /** Result codes of the operation's own refusals, beyond the ones every operation of its key kind answers. */
   codes?: ResultCode[];
   requests: Record<string, RequestExample>;
