@@ -5,7 +5,12 @@
  * order to a cloud on the example fleet, gets the answer the document shows for it.
  */
 import { readFileSync } from 'node:fs';
+import fastifySwagger from '@fastify/swagger';
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { swaggerOptions } from '../../cloud/src/http/openapi/document.js';
 import type { ExampleObject, OpenApiDocument } from '../../cloud/src/http/openapi/document-types.js';
 import { OPERATION_EXAMPLES } from '../../cloud/src/http/openapi/examples/index.js';
 import { openApiText } from '../../cloud/src/http/openapi/published.js';
@@ -13,6 +18,44 @@ import type { TestCloud } from '../cloud/helpers/test-cloud.js';
 import { differences, DocumentSchemas, operationsOf, send, startExampleCloud } from './example-world.js';
 
 const EXAMPLES_HOME = 'cloud/src/http/openapi/examples/';
+
+/** What the document lacks: operationIds, tags, descriptions, examples; each problem names its operation. */
+function operationProblems(doc: OpenApiDocument): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const { label, op } of operationsOf(doc)) {
+    const id = op.operationId;
+    if (!id) {
+      problems.push(`${label}: no operationId (add one to its route schema)`);
+      continue;
+    }
+    if (!/^[a-z][a-zA-Z0-9]*$/.test(id)) problems.push(`${label}: operationId ${id} is not camelCase`);
+    if (ids.has(id)) problems.push(`${label}: operationId ${id} is used twice`);
+    ids.add(id);
+    const ex = OPERATION_EXAMPLES[id];
+    if (!ex) {
+      problems.push(`${label} (${id}): no examples; add them to ${EXAMPLES_HOME}`);
+      continue;
+    }
+    if (!op.tags?.length) problems.push(`${label}: no tag`);
+    if (Object.keys(ex.requests).length === 0) problems.push(`${label}: no request example`);
+    const body = op.requestBody?.content['application/json'];
+    if (body && !body.examples) problems.push(`${label}: the request body has no example`);
+    for (const p of op.parameters ?? []) if (p.required && !p.examples) problems.push(`${label}: parameter ${p.name} has no example`);
+    for (const [status, response] of Object.entries(op.responses)) {
+      if (!response.description || response.description === 'Default Response') problems.push(`${label} ${status}: no description`);
+      if (!response.content?.['application/json']?.examples) problems.push(`${label} ${status}: no example`);
+    }
+    for (const [name, r] of Object.entries(ex.requests)) {
+      const answer = r.answer ?? name;
+      if (!op.responses[String(r.status)]?.content?.['application/json']?.examples?.[answer]) {
+        problems.push(`${label}: request example ${name} gets answer ${r.status} ${answer}, which the document does not show`);
+      }
+    }
+  }
+  for (const id of Object.keys(OPERATION_EXAMPLES)) if (!ids.has(id)) problems.push(`examples of ${id}, which no route has`);
+  return problems;
+}
 
 describe('the OpenAPI document', () => {
   let tc: TestCloud;
@@ -28,40 +71,25 @@ describe('the OpenAPI document', () => {
   });
 
   it('gives every operation a stable operationId, descriptions and examples of every request and answer', () => {
-    const problems: string[] = [];
-    const ids = new Set<string>();
-    for (const { label, op } of operationsOf(doc)) {
-      const id = op.operationId;
-      if (!id) {
-        problems.push(`${label}: no operationId (add one to its route schema)`);
-        continue;
-      }
-      if (!/^[a-z][a-zA-Z0-9]*$/.test(id)) problems.push(`${label}: operationId ${id} is not camelCase`);
-      if (ids.has(id)) problems.push(`${label}: operationId ${id} is used twice`);
-      ids.add(id);
-      const ex = OPERATION_EXAMPLES[id];
-      if (!ex) {
-        problems.push(`${label} (${id}): no examples; add them to ${EXAMPLES_HOME}`);
-        continue;
-      }
-      if (!op.tags?.length) problems.push(`${label}: no tag`);
-      if (Object.keys(ex.requests).length === 0) problems.push(`${label}: no request example`);
-      const body = op.requestBody?.content['application/json'];
-      if (body && !body.examples) problems.push(`${label}: the request body has no example`);
-      for (const p of op.parameters ?? []) if (p.required && !p.examples) problems.push(`${label}: parameter ${p.name} has no example`);
-      for (const [status, response] of Object.entries(op.responses)) {
-        if (!response.description || response.description === 'Default Response') problems.push(`${label} ${status}: no description`);
-        if (!response.content?.['application/json']?.examples) problems.push(`${label} ${status}: no example`);
-      }
-      for (const [name, r] of Object.entries(ex.requests)) {
-        const answer = r.answer ?? name;
-        if (!op.responses[String(r.status)]?.content?.['application/json']?.examples?.[answer]) {
-          problems.push(`${label}: request example ${name} gets answer ${r.status} ${answer}, which the document does not show`);
-        }
-      }
-    }
-    for (const id of Object.keys(OPERATION_EXAMPLES)) if (!ids.has(id)) problems.push(`examples of ${id}, which no route has`);
-    expect(problems).toEqual([]);
+    expect(operationProblems(doc)).toEqual([]);
+  });
+
+  it('names a route added without an operationId or without examples', async () => {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    await app.register(fastifySwagger, swaggerOptions);
+    app.withTypeProvider<ZodTypeProvider>().get('/operator/lockers/:lockerId/doors', { schema: { operationId: 'listDoors', tags: ['operator'], params: z.object({ lockerId: z.coerce.number() }) } }, () => ({}));
+    app.withTypeProvider<ZodTypeProvider>().post('/operator/doors/close', { schema: { tags: ['operator'] } }, () => ({}));
+    await app.ready();
+    const problems = operationProblems(app.swagger() as unknown as OpenApiDocument);
+    await app.close();
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `GET /operator/lockers/{lockerId}/doors (listDoors): no examples; add them to ${EXAMPLES_HOME}`,
+        'POST /operator/doors/close: no operationId (add one to its route schema)',
+      ]),
+    );
   });
 
   it('holds only examples that are valid against their schemas, and describes every result code', () => {
