@@ -5,12 +5,13 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from './fleet/provision.js';
 import type { DependencySources } from './health/dependency-checks.js';
 import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { swaggerOptions } from './http/openapi/document.js';
 import { authentication } from './http/plugins/authentication.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { faviconRoute } from './http/routes/favicon.js';
@@ -36,26 +37,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
   await fastify.register(requestLimits, { deps: opts.deps });
 
-  await fastify.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Parcel Locker Delivery Integration Service',
-        description:
-          'Marketplace operations under /api/v4 (X-Service-Api-Key), the courier route operation under /api/v1 (Partner-Api-Key), ' +
-          'operator endpoints under /operator (X-Operator-Api-Key). Errors: {message, resultCode}.',
-        version: '4.0.0',
-      },
-      components: {
-        securitySchemes: {
-          serviceApiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
-          partnerApiKey: { type: 'apiKey', in: 'header', name: 'Partner-Api-Key' },
-          operatorApiKey: { type: 'apiKey', in: 'header', name: 'X-Operator-Api-Key' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
+  await fastify.register(fastifySwagger, swaggerOptions);
   await fastify.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   await fastify.register(faviconRoute);

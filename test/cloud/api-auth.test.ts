@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, orderBody } from './helpers/fleet-fixtures.js';
 import { type TestCloud, startTestCloud } from './helpers/test-cloud.js';
 import { testEngines } from '../helpers/cloud-db.js';
+import { inlineSchemaRefs } from '../helpers/openapi-refs.js';
 
 const MARKETPLACE_OPS: [string, string][] = [
   ['PUT', '/api/v4/auth/delivery/smartorder/create'],
@@ -88,7 +89,7 @@ describe.each(testEngines())('authentication and tenancy on %s', (engine) => {
     const paths = Object.keys(doc.body.paths);
     for (const [, path] of MARKETPLACE_OPS) expect(paths).toContain(path.split('?')[0]);
     expect(paths).toContain(COURIER_OP);
-    const create = doc.body.paths['/api/v4/auth/delivery/smartorder/create'].put;
+    const create = inlineSchemaRefs(doc.body).paths['/api/v4/auth/delivery/smartorder/create'].put;
     expect(create.security).toEqual([{ serviceApiKey: [] }]);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(
       expect.arrayContaining(['externalId', 'postamatId', 'dateDelivery', 'parcels', 'clientInvoice', 'notification']),

@@ -14,6 +14,7 @@ import { loadConfig } from '../../cloud/src/config.js';
 import { LIMITS } from '../../cloud/src/contract/common.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { KEYS, orderBody } from '../cloud/helpers/fleet-fixtures.js';
+import { inlineSchemaRefs } from '../helpers/openapi-refs.js';
 import { type Answer, type TestCloud, startTestCloud } from '../cloud/helpers/test-cloud.js';
 import { OPERATIONS, type Operation, type Path, elementAt, replaced, stringPlaces, urlOf } from './operations.js';
 
@@ -194,7 +195,7 @@ describe('input bounds', () => {
   });
 
   it('publishes every limit: each request string has maxLength (or is an enum) and each array maxItems in /docs/json', async () => {
-    const doc = (await (await fetch(`${tc.cloud.url}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = inlineSchemaRefs((await (await fetch(`${tc.cloud.url}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> });
     const unbounded: string[] = [];
     const walk = (schema: unknown, where: string): void => {
       if (schema === null || typeof schema !== 'object') return;

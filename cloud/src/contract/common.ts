@@ -3,6 +3,7 @@
  * inbound body; the response schemas serialise answers; both feed the OpenAPI document at /docs.
  */
 import { z } from 'zod';
+import { ResultCode } from '../../../shared/src/enums.js';
 import { isCalendarDate } from '../lockers/locker-time.js';
 import { isoDateSchema } from '../lockers/profile.js';
 
@@ -76,21 +77,24 @@ export const emailSchema = requestString(LIMITS.emailLength)
 /** A calendar date YYYY-MM-DD in a request. */
 export const requestDate = requestString(10)
   .refine(isCalendarDate, 'expected a calendar date YYYY-MM-DD')
-  .meta({ format: 'date', example: '2025-06-02' });
+  .meta({ format: 'date', example: '2030-03-05' });
 
 /** ISO 8601 with the locker's offset. */
-export const dateTimeSchema = z.string().meta({ format: 'date-time', example: '2025-06-02T14:00:00+03:00' });
+export const dateTimeSchema = z.string().meta({ format: 'date-time', example: '2030-03-05T14:00:00+03:00' });
+
+/** Every `resultCode` the API answers; the OpenAPI document describes each (http/openapi/result-codes.ts). */
+export const RESULT_CODES = Object.values(ResultCode) as [ResultCode, ...ResultCode[]];
 
 export const errorEnvelopeSchema = z
-  .object({ message: z.string(), resultCode: z.int() })
-  .describe('Error envelope of the spec: resultCode is the stable code, message its text');
+  .object({ message: z.string(), resultCode: z.literal(RESULT_CODES) })
+  .meta({ id: 'ErrorEnvelope', description: 'Error envelope of the spec: resultCode is the stable code, message its text' });
 
-/** Error answers every operation may give (status -> envelope). */
+/** Error answers every operation with a body may give (status -> envelope). */
 export const errorResponses = {
   400: errorEnvelopeSchema,
   401: errorEnvelopeSchema,
-  413: errorEnvelopeSchema.describe('Body over the body limit (code 3)'),
-  429: errorEnvelopeSchema.describe('Rate limit or code-guessing lockout (code 4), with Retry-After'),
+  413: errorEnvelopeSchema,
+  429: errorEnvelopeSchema,
   500: errorEnvelopeSchema,
 } as const;
 

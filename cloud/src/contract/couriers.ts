@@ -20,12 +20,12 @@ export const courierWithRouteSchema = z.object({
     externalId: identifier.describe("the route sheet's reference in the external system"),
     postamatIds: z.array(lockerId).min(1).max(LIMITS.lockersPerRoute),
   }),
-});
+}).meta({ id: 'CourierWithRoute' });
 export type CourierWithRouteRequest = z.infer<typeof courierWithRouteSchema>;
 
 export const courierWithRouteOut = z.object({
   mosRegistryDescr: z.string(),
   mosRegistryStatus: z.int(),
   postamatAccessCode: z.string().describe('courier access code for every locker of the route'),
-});
+}).meta({ id: 'CourierWithRouteAnswer' });
 export type CourierWithRouteAnswer = z.infer<typeof courierWithRouteOut>;

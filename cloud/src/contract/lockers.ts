@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { dateTimeSchema, isoDateSchema, positiveInt32, queryBoolean, requestDate } from './common.js';
 
-const hours = z.object({ start: z.string(), end: z.string() });
+const hours = z.object({ start: z.string(), end: z.string() }).meta({ id: 'Hours', description: 'local time HH:MM' });
 
 export const workTimeProfileOut = z.object({
   id: z.int(),
@@ -19,13 +19,13 @@ export const workTimeProfileOut = z.object({
   everyDay: hours.optional().describe('only when no weekday has its own hours'),
   preHoliday: hours.optional(),
   holiday: hours.optional(),
-});
+}).meta({ id: 'WorkTimeProfile' });
 
 export const specialDaysOut = z.object({
   holidays: z.array(z.object({ day: z.string(), type: z.int() })),
   days: z.array(z.object({ start: z.string().optional(), end: z.string().optional(), date: z.string(), nonWorking: z.boolean() })),
   daysOfExclusion: z.array(z.object({ date: z.string() })),
-});
+}).meta({ id: 'SpecialDays' });
 
 export const locationOut = z.object({
   id: z.int(),
@@ -42,9 +42,9 @@ export const locationOut = z.object({
   fullAddress: z.string(),
   placeTypeId: z.int(),
   placeTypeName: z.string(),
-});
+}).meta({ id: 'Location' });
 
-const cellSize = z.object({ id: z.int(), width: z.int(), height: z.int() });
+const cellSize = z.object({ id: z.int(), width: z.int(), height: z.int() }).meta({ id: 'CellSize', description: 'a cell size in mm' });
 
 export const lockerListItemOut = z.object({
   id: z.int(),
@@ -59,9 +59,9 @@ export const lockerListItemOut = z.object({
   machineEquipment: z.object({ barcodeScannerEquip: z.boolean() }),
   dayOffs: z.array(z.object({ day: isoDateSchema, reason: z.enum(['full', 'broken']) })),
   mos_regestry_id: z.string(),
-});
+}).meta({ id: 'LockerListItem' });
 
-export const lockerListOut = z.object({ postamats: z.array(lockerListItemOut) });
+export const lockerListOut = z.object({ postamats: z.array(lockerListItemOut) }).meta({ id: 'LockerList' });
 
 export const lockerListQuery = z.object({
   scanner: queryBoolean.optional().describe('true: only lockers with a barcode scanner; false: only without'),
@@ -81,7 +81,7 @@ export const lockerCellOut = z.object({
   cellId: z.int(),
   size: z.object({ width: z.int(), height: z.int() }),
   free: z.boolean().describe('not flagged and holds no parcel or reservation'),
-});
+}).meta({ id: 'LockerCell' });
 
 export const lockerDetailOut = z.object({
   id: z.int(),
@@ -101,7 +101,7 @@ export const lockerDetailOut = z.object({
     .array(z.object({ cellId: z.int(), size: z.object({ width: z.int(), height: z.int() }) }))
     .optional()
     .describe("present when the locker has cells segmented for the marketplace"),
-});
+}).meta({ id: 'LockerDetail' });
 
 export const capacityRequestSchema = z.object({
   postamatId: positiveInt32,
@@ -111,15 +111,15 @@ export const capacityRequestSchema = z.object({
     width: positiveInt32.optional(),
     height: positiveInt32.optional(),
   }),
-});
+}).meta({ id: 'CapacityQuery' });
 export type CapacityRequest = z.infer<typeof capacityRequestSchema>;
 
 export const capacityRecordOut = z.object({
   total: z.int().min(0).max(127).describe('free cells the parcel size fits (int8, clamped)'),
   totalCapacity: z.int().min(0).max(127).describe('all cells the marketplace may use (int8, clamped)'),
   isBroken: z.boolean(),
-});
-export const capacityOut = z.record(z.string(), capacityRecordOut).describe('keyed by date YYYY-MM-DD');
+}).meta({ id: 'CapacityOfDate' });
+export const capacityOut = z.record(z.string(), capacityRecordOut).meta({ id: 'Capacity', description: 'keyed by date YYYY-MM-DD' });
 
 export const orderDetailOut = z.object({
   idPoint: z.int(),
@@ -130,5 +130,5 @@ export const orderDetailOut = z.object({
   holdedCells: z.array(z.object({ cellId: z.int(), barcodes: z.array(z.string()) })),
   holdUntil: dateTimeSchema.optional().describe('only in state 3 (Courier loaded)'),
   state: z.int(),
-});
+}).meta({ id: 'OrderDetail' });
 export type OrderDetail = z.infer<typeof orderDetailOut>;

@@ -20,38 +20,46 @@ export const dimensionSchema = z
     length: positiveInt32.optional(),
     width: positiveInt32.optional(),
   })
-  .describe('box size in mm, each value >= 1');
+  .meta({ id: 'Dimension', description: 'box size in mm, each value >= 1' });
 
-export const parcelSchema = z.object({
-  barcode: identifier,
-  additionalBarcodes: z.array(identifier).max(LIMITS.barcodesPerParcel).optional(),
-  dimension: dimensionSchema.optional(),
-});
+export const parcelSchema = z
+  .object({
+    barcode: identifier,
+    additionalBarcodes: z.array(identifier).max(LIMITS.barcodesPerParcel).optional(),
+    dimension: dimensionSchema.optional(),
+  })
+  .meta({ id: 'Parcel' });
 export type ParcelInput = z.infer<typeof parcelSchema>;
 
-export const itemSchema = z.object({
-  count: z.int().min(1).max(2_147_483_647),
-  barcode: requestString(LIMITS.idLength).optional(),
-  name: text(LIMITS.nameLength).min(1),
-  subjectType: int32,
-  price: kopecks,
-  totalSum: kopecks,
-  taxId: int32,
-  taxSystemId: int32,
-});
+export const itemSchema = z
+  .object({
+    count: z.int().min(1).max(2_147_483_647),
+    barcode: requestString(LIMITS.idLength).optional(),
+    name: text(LIMITS.nameLength).min(1),
+    subjectType: int32,
+    price: kopecks,
+    totalSum: kopecks,
+    taxId: int32,
+    taxSystemId: int32,
+  })
+  .meta({ id: 'Item' });
 
-export const clientInvoiceSchema = z.object({
-  cart: z.object({
-    items: z.array(itemSchema).max(LIMITS.itemsPerOrder),
-    prePaymentSum: kopecks.describe('paid amount of the whole order, kopecks'),
-  }),
-});
+export const clientInvoiceSchema = z
+  .object({
+    cart: z.object({
+      items: z.array(itemSchema).max(LIMITS.itemsPerOrder),
+      prePaymentSum: kopecks.describe('paid amount of the whole order, kopecks'),
+    }),
+  })
+  .meta({ id: 'ClientInvoice' });
 export type ClientInvoice = z.infer<typeof clientInvoiceSchema>;
 
-export const customerContactsSchema = z.object({
-  emails: z.array(emailSchema).max(LIMITS.contactsPerOrder),
-  phones: z.array(phoneSchema).max(LIMITS.contactsPerOrder),
-});
+export const customerContactsSchema = z
+  .object({
+    emails: z.array(emailSchema).max(LIMITS.contactsPerOrder),
+    phones: z.array(phoneSchema).max(LIMITS.contactsPerOrder),
+  })
+  .meta({ id: 'CustomerContacts' });
 
 function uniqueBarcodes(parcels: readonly ParcelInput[], ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -68,30 +76,34 @@ const orderNumber = requestString(LIMITS.idLength);
 
 const parcelsSchema = z.array(parcelSchema).min(1).max(LIMITS.parcelsPerOrder).superRefine(uniqueBarcodes);
 
-export const createOrderSchema = z.object({
-  externalId: identifier.describe('order identifier in the external system'),
-  number: orderNumber.optional(),
-  postamatId: positiveInt32,
-  dateDelivery: requestDate,
-  parcels: parcelsSchema,
-  clientInvoice: clientInvoiceSchema,
-  notification: customerContactsSchema,
-});
+export const createOrderSchema = z
+  .object({
+    externalId: identifier.describe('order identifier in the external system'),
+    number: orderNumber.optional(),
+    postamatId: positiveInt32,
+    dateDelivery: requestDate,
+    parcels: parcelsSchema,
+    clientInvoice: clientInvoiceSchema,
+    notification: customerContactsSchema,
+  })
+  .meta({ id: 'CreateOrder' });
 export type CreateOrderRequest = z.infer<typeof createOrderSchema>;
 
-export const updateOrderSchema = z.object({
-  externalId: identifier,
-  number: orderNumber.optional(),
-  postamatId: positiveInt32.optional(),
-  dateDelivery: requestDate.optional(),
-  parcels: parcelsSchema,
-  clientInvoice: clientInvoiceSchema.optional(),
-  notification: customerContactsSchema.optional(),
-});
+export const updateOrderSchema = z
+  .object({
+    externalId: identifier,
+    number: orderNumber.optional(),
+    postamatId: positiveInt32.optional(),
+    dateDelivery: requestDate.optional(),
+    parcels: parcelsSchema,
+    clientInvoice: clientInvoiceSchema.optional(),
+    notification: customerContactsSchema.optional(),
+  })
+  .meta({ id: 'UpdateOrder' });
 export type UpdateOrderRequest = z.infer<typeof updateOrderSchema>;
 
-export const cancelPositionSchema = z.object({ extId: identifier, barcode: identifier });
-export const extensionSchema = z.object({ extId: identifier });
+export const cancelPositionSchema = z.object({ extId: identifier, barcode: identifier }).meta({ id: 'CancelPosition' });
+export const extensionSchema = z.object({ extId: identifier }).meta({ id: 'StorageExtension' });
 
 export const orderDetailRequestSchema = z
   .object({
@@ -102,17 +114,22 @@ export const orderDetailRequestSchema = z
   .refine((b) => b.courierExternalId !== undefined || b.postamatAccessCode !== undefined, {
     message: 'courierExternalId or postamatAccessCode is required',
     path: ['courierExternalId'],
-  });
+  })
+  .meta({ id: 'OrderDetailLookup' });
 export type OrderDetailRequest = z.infer<typeof orderDetailRequestSchema>;
 
-export const cellOrderSchema = z.object({ cellId: z.int(), externalId: z.string(), barcodes: z.array(z.string()) });
+export const cellOrderSchema = z
+  .object({ cellId: z.int(), externalId: z.string(), barcodes: z.array(z.string()) })
+  .meta({ id: 'CellOrder', description: 'an order\'s parcels in one cell' });
 
-export const reservationResultSchema = z.object({
-  reserved: z.array(cellOrderSchema),
-  temporarilyRejectedItems: z.array(z.string()).describe('parcels that fit by size but found no free cell'),
-  permanentlyRejectedItems: z.array(z.string()).describe('parcels that fit no cell of the locker even rotated'),
-  toReturn: z.array(cellOrderSchema).describe("the marketplace's Awaiting-return orders in the locker"),
-});
+export const reservationResultSchema = z
+  .object({
+    reserved: z.array(cellOrderSchema),
+    temporarilyRejectedItems: z.array(z.string()).describe('parcels that fit by size but found no free cell'),
+    permanentlyRejectedItems: z.array(z.string()).describe('parcels that fit no cell of the locker even rotated'),
+    toReturn: z.array(cellOrderSchema).describe("the marketplace's Awaiting-return orders in the locker"),
+  })
+  .meta({ id: 'ReservationResult' });
 export type ReservationResult = z.infer<typeof reservationResultSchema>;
 
 export const orderAckSchema = z
@@ -120,16 +137,20 @@ export const orderAckSchema = z
     externalId: z.string(),
     state: z.int().describe('order state after the operation'),
   })
-  .describe('The spec shows no body; the order and its state are answered');
+  .meta({ id: 'OrderAck', description: 'The spec shows no body; the order and its state are answered' });
 export type OrderAck = z.infer<typeof orderAckSchema>;
 
-export const updateAnswerSchema = orderAckSchema.extend(reservationResultSchema.partial().shape);
+export const updateAnswerSchema = orderAckSchema
+  .extend(reservationResultSchema.partial().shape)
+  .meta({ id: 'UpdateAnswer', description: 'The order and its state; for an order created with reservation also its new reservation' });
 export type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
 
-export const extensionAnswerSchema = z.object({
-  externalID: z.string(),
-  date_storage: dateTimeSchema.describe('new end of storage'),
-});
+export const extensionAnswerSchema = z
+  .object({
+    externalID: z.string(),
+    date_storage: dateTimeSchema.describe('new end of storage'),
+  })
+  .meta({ id: 'ExtensionAnswer' });
 
 export const createOrderAnswerSchema = orderAckSchema;
 

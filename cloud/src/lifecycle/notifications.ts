@@ -27,7 +27,7 @@ export function orderStatusNotification(order: OrderRef, barcode: string, event:
       ...(place ? { postamat_id: String(place.lockerId), cell_id: place.cellId } : {}),
       id: order.external_id,
       barcode,
-      event_id: String(event),
+      event_id: `${event}` as const,
       status: ORDER_STATE_TEXT[event],
       dt: isoWithOffset(at, timezone),
     },

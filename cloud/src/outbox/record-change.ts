@@ -8,29 +8,12 @@
  */
 import type { CommandBody } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
+import type { ExpirationDateChangesBody, OrderStatusBody, UserAccessCodeBody } from '../contract/notifications.js';
 import { appendCommand } from '../repositories/locker-stream.js';
 import { insertNotification } from '../repositories/notifications.js';
 
-/** Bodies of the three outbound operations of the spec, field for field. */
-export interface OrderStatusBody {
-  postamat_id?: string;
-  cell_id?: number;
-  id: string;
-  barcode: string;
-  event_id: string;
-  status: string;
-  dt: string;
-}
-export interface UserAccessCodeBody {
-  id: string;
-  postamat_id: string;
-  access_code: string;
-}
-export interface ExpirationDateChangesBody {
-  id: string;
-  event_dt: string;
-  expire_dt: string;
-}
+/** Bodies of the three outbound operations of the spec (contract/notifications.ts). */
+export type { ExpirationDateChangesBody, OrderStatusBody, UserAccessCodeBody };
 
 export type NotificationDraft =
   | { marketplaceId: string; orderId: string; kind: 'order-status'; body: OrderStatusBody }

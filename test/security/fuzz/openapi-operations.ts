@@ -4,6 +4,7 @@
  * and the success answer schema. The fuzz suite covers exactly this list, so a new operation is
  * fuzzed without touching the suite.
  */
+import { inlineSchemaRefs } from '../../helpers/openapi-refs.js';
 
 /** The subset of JSON Schema that the zod-generated document uses. */
 export interface JsonSchema {
@@ -74,7 +75,8 @@ const KIND_OF_HEADER: Record<string, KeyKind> = {
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
 
-export function operationsOf(doc: OpenApiDocument): Operation[] {
+export function operationsOf(document: OpenApiDocument): Operation[] {
+  const doc = inlineSchemaRefs(document);
   const schemes = doc.components?.securitySchemes ?? {};
   const operations: Operation[] = [];
   for (const [path, byMethod] of Object.entries(doc.paths)) {

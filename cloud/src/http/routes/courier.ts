@@ -17,6 +17,7 @@ export const courierRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app,
     '/auth/couriers/courier-with-route',
     {
       schema: {
+        operationId: 'registerCourierRoute',
         tags: ['couriers'],
         summary: 'Register or update a courier and create a route sheet (500, 602, 604)',
         security: [{ partnerApiKey: [] }],

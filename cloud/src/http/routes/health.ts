@@ -24,9 +24,10 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; dependenci
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
         summary: 'Service and database health',
-        response: { 200: z.object({ status: z.literal('ok'), database: z.enum(['sqlite', 'postgres']) }) },
+        response: { 200: z.object({ status: z.literal('ok'), database: z.enum(['sqlite', 'postgres']) }).meta({ id: 'Health' }) },
       },
     },
     async () => {

@@ -50,6 +50,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/smartorder/create',
     {
       schema: {
+        operationId: 'createSmartOrder',
         tags: ['orders'],
         summary: 'Create an order and reserve cells for its parcels',
         security,
@@ -64,6 +65,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/order/create',
     {
       schema: {
+        operationId: 'createOrder',
         tags: ['orders'],
         summary: 'Create an order without reserving cells (fitting free cells must exist now, else 32)',
         security,
@@ -78,6 +80,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/order/update',
     {
       schema: {
+        operationId: 'updateOrder',
         tags: ['orders'],
         summary: 'Update an order in state New (205, 206)',
         security,
@@ -92,6 +95,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/order/place/cancel',
     {
       schema: {
+        operationId: 'cancelPosition',
         tags: ['orders'],
         summary: 'Cancel one parcel position (205, 207, 208, 211)',
         security,
@@ -106,6 +110,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/order/extension',
     {
       schema: {
+        operationId: 'extendStorage',
         tags: ['orders'],
         summary: 'Extend storage by 72 hours (state 3 only; 250, 252)',
         security,
@@ -120,6 +125,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/delivery/order/detail',
     {
       schema: {
+        operationId: 'getOrderDetail',
         tags: ['orders'],
         summary: 'Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes)',
         security,
@@ -134,6 +140,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/postamat/capacity',
     {
       schema: {
+        operationId: 'getCapacity',
         tags: ['postamats'],
         summary: 'Free cells for a parcel size from the delivery date on',
         security,
@@ -148,6 +155,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/postamat/available',
     {
       schema: {
+        operationId: 'listLockers',
         tags: ['postamats'],
         summary: 'Active lockers the marketplace may use, with dayOffs',
         security,
@@ -162,6 +170,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
     '/auth/postamat/get-by-id',
     {
       schema: {
+        operationId: 'getLocker',
         tags: ['postamats'],
         summary: 'One locker with its cells',
         security,

@@ -17,13 +17,14 @@ const alertView = z.object({
   detail: z.unknown(),
   occurredAt: isoTime,
   receivedAt: isoTime,
-});
+}).meta({ id: 'Alert' });
 
 export const alertRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } }> = (app, { deps }) => {
   app.get(
     '/alerts',
     {
       schema: {
+        operationId: 'listAlerts',
         tags: ['operator'],
         summary: "Locker facts kept for operators (alarms, keypad, cell flags, facts that met a changed intent), newest first",
         security,
@@ -33,7 +34,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } }
           beforeId: rowId.optional(),
           limit,
         }),
-        response: { 200: z.object({ alerts: z.array(alertView) }), ...errorResponses },
+        response: { 200: z.object({ alerts: z.array(alertView) }).meta({ id: 'AlertList' }), ...errorResponses },
       },
     },
     async (req) => {

@@ -16,20 +16,21 @@ const flagChanges = z
     [CellFlag.NeedsInventory]: z.boolean().optional(),
     [CellFlag.Blocked]: z.boolean().optional(),
   })
-  .describe('true sets a flag, false clears it, absent leaves it');
+  .meta({ id: 'CellFlagChanges', description: 'true sets a flag, false clears it, absent leaves it' });
 
 export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.put(
     '/postamats/:postamatId/cells/:cellId/flags',
     {
       schema: {
+        operationId: 'setCellFlags',
         tags: ['operator'],
         summary: 'Set or clear cell flags (faulty, dirty, needs_inventory, blocked)',
         security,
         params: z.object({ postamatId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
         body: flagChanges,
         response: {
-          200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }),
+          200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }).meta({ id: 'CellFlags' }),
           ...errorResponses,
         },
       },
@@ -41,6 +42,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
     '/lockers/:lockerId/cells/:cellId/open',
     {
       schema: {
+        operationId: 'openCell',
         tags: ['operator'],
         summary: 'Open a cell door remotely; the locker refuses it once older than maxAgeSeconds by its own clock',
         description:
@@ -49,12 +51,16 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
           'clock_skew, unknown_cell, busy or failed.',
         security,
         params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
-        body: z.object({
-          reason: z.enum(CELL_OPEN_REASONS),
-          maxAgeSeconds: z.int().min(1).max(CELL_OPEN_MAX_AGE_SECONDS).default(CELL_OPEN_DEFAULT_MAX_AGE_SECONDS),
-        }),
+        body: z
+          .object({
+            reason: z.enum(CELL_OPEN_REASONS),
+            maxAgeSeconds: z.int().min(1).max(CELL_OPEN_MAX_AGE_SECONDS).default(CELL_OPEN_DEFAULT_MAX_AGE_SECONDS),
+          })
+          .meta({ id: 'CellOpen' }),
         response: {
-          202: z.object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') }),
+          202: z
+            .object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') })
+            .meta({ id: 'CellOpenAccepted' }),
           ...errorResponses,
         },
       },

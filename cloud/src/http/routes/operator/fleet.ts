@@ -15,13 +15,14 @@ const provisionReport = z.object({
   marketplaces: z.int(),
   partners: z.int(),
   configChanged: z.array(z.int()),
-});
+}).meta({ id: 'ProvisionReport' });
 
 export const fleetRoutes: FastifyPluginAsyncZod<FleetRoutesOptions> = (app, { reloadFleet }) => {
   app.post(
     '/fleet/reload',
     {
       schema: {
+        operationId: 'reloadFleet',
         tags: ['operator'],
         summary: 'Load the fleet file again (orders are kept)',
         security,

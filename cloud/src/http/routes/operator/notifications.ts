@@ -32,13 +32,14 @@ const notificationView = z.object({
   lastError: z.string().nullable(),
   failingSince: isoTime,
   deliveredAt: isoTime,
-});
+}).meta({ id: 'Notification' });
 
 export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
   app.get(
     '/notifications',
     {
       schema: {
+        operationId: 'listNotifications',
         tags: ['operator'],
         summary: 'List notifications (default: failing ones), newest first',
         security,
@@ -49,7 +50,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
           beforeId: rowId.optional(),
           limit,
         }),
-        response: { 200: z.object({ notifications: z.array(notificationView) }), ...errorResponses },
+        response: { 200: z.object({ notifications: z.array(notificationView) }).meta({ id: 'NotificationList' }), ...errorResponses },
       },
     },
     async (req) => {
@@ -72,14 +73,17 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
     '/notifications/redeliver',
     {
       schema: {
+        operationId: 'redeliverNotifications',
         tags: ['operator'],
         summary: 'Make notifications due now (with every undelivered one of their orders, in order)',
         security,
-        body: z.union([
-          z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
-          z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
-        ]),
-        response: { 200: z.object({ orders: z.int(), notifications: z.int() }), ...errorResponses },
+        body: z
+          .union([
+            z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
+            z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
+          ])
+          .meta({ id: 'Redelivery' }),
+        response: { 200: z.object({ orders: z.int(), notifications: z.int() }).meta({ id: 'RedeliveryResult' }), ...errorResponses },
       },
     },
     async (req) => {

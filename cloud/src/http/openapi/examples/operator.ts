@@ -1,0 +1,115 @@
+/** Examples of /operator (operator ops of the example fleet). */
+import type { OperationExamples } from './types.js';
+
+export const operatorExamples: Record<string, OperationExamples> = {
+  setCellFlags: {
+    success: 'The cell\'s flags now; a flagged cell is out of allocation at once, and the locker gets them as a cell.flags command',
+    requests: {
+      markDirty: { summary: 'Mark cell 5 of locker 101 dirty', params: { postamatId: 101, cellId: 5 }, body: { dirty: true }, status: 200 },
+      clearDirty: { summary: 'Clear the mark', params: { postamatId: 101, cellId: 5 }, body: { dirty: false }, status: 200 },
+      unknownCell: { summary: 'A cell the locker does not have', params: { postamatId: 101, cellId: 99 }, body: { faulty: true }, status: 400, answer: 'code3' },
+    },
+    answers: {
+      markDirty: { summary: 'Dirty', value: { postamatId: 101, cellId: 5, flags: ['dirty'] } },
+      clearDirty: { summary: 'No flag left', value: { postamatId: 101, cellId: 5, flags: [] } },
+    },
+  },
+  openCell: {
+    success: 'The cell.open command is recorded; the outcome comes back from the locker as an operator alert (kind cell.open)',
+    requests: {
+      customerSupport: {
+        summary: 'Open cell 5 of locker 101 for a customer, at most 2 minutes late',
+        params: { lockerId: 101, cellId: 5 },
+        body: { reason: 'customer_support', maxAgeSeconds: 120 },
+        status: 202,
+      },
+      notAnnounced: {
+        summary: 'A locker whose agent has not announced cell.open',
+        params: { lockerId: 102, cellId: 1 },
+        body: { reason: 'maintenance' },
+        status: 400,
+        answer: 'code3',
+      },
+    },
+    answers: {
+      customerSupport: { status: 202, summary: 'Recorded as command 6 of the locker, refused by it after 12:02 Moscow time', value: { lockerId: 101, cellId: 5, cseq: 6, notAfter: 1898845320000 } },
+    },
+  },
+  reloadFleet: {
+    success: 'The fleet file is loaded again; orders are kept',
+    requests: { reload: { summary: 'Reload', status: 200 } },
+    answers: { reload: { summary: 'Three lockers updated', value: { lockers: { added: [], updated: [101, 102, 103], deactivated: [] }, marketplaces: 2, partners: 1, configChanged: [] } } },
+  },
+  listNotifications: {
+    success: 'Notifications, newest first (pick-up codes masked)',
+    requests: {
+      failing: { summary: 'Failing notifications of shop-one', query: { status: 'failing', marketplaceId: 'shop-one' }, status: 200 },
+    },
+    answers: {
+      failing: { summary: 'None failing', value: { notifications: [] } },
+      pending: {
+        summary: 'A pick-up code waiting for its second attempt',
+        value: {
+          notifications: [
+            {
+              id: 17,
+              uid: '0f8e6a52-3c1d-4b8e-9a57-2f4c6d8e1b90',
+              marketplaceId: 'shop-one',
+              orderId: '5b0c8a3e-2f7d-4d61-9c1a-7e4b2d9f6a10',
+              externalId: 'ORD-1001',
+              kind: 'user-access-code',
+              body: { id: 'ORD-1001', postamat_id: '102', access_code: '******' },
+              createdAt: '2030-03-05T09:00:00.000Z',
+              attempts: 1,
+              nextAttemptAt: '2030-03-05T09:05:00.000Z',
+              lastAttemptAt: '2030-03-05T09:00:00.000Z',
+              lastStatus: 503,
+              lastError: 'HTTP 503',
+              failingSince: null,
+              deliveredAt: null,
+            },
+          ],
+        },
+      },
+    },
+  },
+  redeliverNotifications: {
+    success: 'How many orders and notifications became due now',
+    requests: {
+      failing: { summary: 'Every failing notification of shop-one', body: { failing: true, marketplaceId: 'shop-one' }, status: 200, answer: 'none' },
+      byIds: { summary: 'Chosen notifications (with the rest of their orders)', body: { ids: [17, 18] }, status: 200, answer: 'none' },
+    },
+    answers: {
+      none: { summary: 'Nothing to redeliver', value: { orders: 0, notifications: 0 } },
+      some: { summary: 'Two orders, five notifications', value: { orders: 2, notifications: 5 } },
+    },
+  },
+  listAlerts: {
+    success: 'Locker facts kept for operators, newest first',
+    requests: {
+      warnings: { summary: 'Warnings of locker 101', query: { postamatId: 101, severity: 'warning', limit: 50 }, status: 200 },
+    },
+    answers: {
+      warnings: { summary: 'None', value: { alerts: [] } },
+      doorLeftOpen: {
+        summary: 'A door left open',
+        value: {
+          alerts: [
+            {
+              id: 3,
+              postamatId: 101,
+              dseq: 118,
+              kind: 'door.alarm',
+              severity: 'warning',
+              cellId: 5,
+              orderId: null,
+              detail: { kind: 'left_open' },
+              occurredAt: '2030-03-05T10:15:00.000Z',
+              receivedAt: '2030-03-05T10:15:01.000Z',
+            },
+          ],
+        },
+      },
+    },
+  },
+};

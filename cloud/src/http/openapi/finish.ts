@@ -1,0 +1,147 @@
+/**
+ * Finishes the document @fastify/swagger builds from the route schemas: named component schemas
+ * (the zod schemas with an id, fastify-type-provider-zod), the described `resultCode` enum, a
+ * description and examples for every request and every answer status (examples/), the outbound
+ * notifications as webhooks, and no component that nothing references.
+ */
+import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { SwaggerTransformObject } from '@fastify/swagger';
+import type { ResultCode } from '../../../../shared/src/enums.js';
+import type { KeyOwnerKind } from '../auth.js';
+import { httpStatusOf, invalidRequestMessage } from '../error-handler.js';
+import { HTTP_METHODS, type ExampleObject, type JsonObject, type OpenApiDocument, type Operation, type Response } from './document-types.js';
+import { OPERATION_EXAMPLES } from './examples/index.js';
+import { codeExampleName, type OperationExamples, type RequestExample } from './examples/types.js';
+import { commonCodes, resultCodeInfo, resultCodeSchema } from './result-codes.js';
+import { notificationWebhooks, RECEIVER_AUTH_SCHEME, receiverAuthScheme } from './webhooks.js';
+
+/** Security scheme of each key kind (the routes name them in `security`). */
+export const KEY_SCHEMES: Record<KeyOwnerKind, { scheme: string; header: string }> = {
+  marketplace: { scheme: 'serviceApiKey', header: 'X-Service-Api-Key' },
+  partner: { scheme: 'partnerApiKey', header: 'Partner-Api-Key' },
+  operator: { scheme: 'operatorApiKey', header: 'X-Operator-Api-Key' },
+};
+
+const ERROR_STATUS: Record<string, string> = {
+  '400': 'Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed.',
+  '401': 'Refused: the API key is missing or unknown, or its owner is not active.',
+  '413': 'Refused: the body is over BODY_LIMIT_BYTES (code 3).',
+  '429': 'Refused for now (code 4): the caller is over its rate limit. Nothing changed.',
+  '500': 'A failure of the service (code 2). The request may be sent again.',
+};
+
+const RATE_LIMIT_HEADERS: Record<string, JsonObject> = {
+  'RateLimit-Limit': { description: 'requests allowed per window', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'requests left in this window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'seconds until the window ends', schema: { type: 'integer' } },
+};
+const RETRY_AFTER = { description: 'seconds to wait before sending again', schema: { type: 'integer' } };
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function keyKindOf(op: Operation): KeyOwnerKind | undefined {
+  const scheme = Object.keys(op.security?.[0] ?? {})[0];
+  return (Object.entries(KEY_SCHEMES) as [KeyOwnerKind, { scheme: string }][]).find(([, s]) => s.scheme === scheme)?.[0];
+}
+
+function refusal(code: ResultCode, message = resultCodeInfo(code).message): ExampleObject {
+  const info = resultCodeInfo(code);
+  return { summary: `${code} ${info.name}: ${info.description}`, value: { message, resultCode: code } };
+}
+
+function describeResponse(status: string, response: Response, op: Operation, ex: OperationExamples, key: KeyOwnerKind | undefined): void {
+  const media = response.content?.['application/json'];
+  const examples: Record<string, ExampleObject> = {};
+  if (status.startsWith('2')) {
+    response.description = ex.statuses?.[status] ?? ex.success;
+  } else {
+    response.description = ex.statuses?.[status] ?? ERROR_STATUS[status] ?? response.description;
+    if (status === '413') {
+      examples[codeExampleName(3)] = refusal(3, invalidRequestMessage('Request body is too large'));
+    } else {
+      for (const code of [...commonCodes(key), ...(ex.codes ?? [])]) if (String(httpStatusOf(code)) === status) examples[codeExampleName(code)] = refusal(code);
+    }
+    if (status === '429') response.headers = { ...response.headers, 'Retry-After': RETRY_AFTER };
+  }
+  for (const [name, a] of Object.entries(ex.answers)) {
+    if (String(a.status ?? 200) === status) examples[name] = { summary: a.summary, ...(a.description ? { description: a.description } : {}), value: a.value };
+  }
+  if (key) response.headers = { ...Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, ref(h)])), ...response.headers };
+  if (media && Object.keys(examples).length > 0) media.examples = examples;
+}
+
+function describedRequest(r: RequestExample): { description?: string } {
+  const text = [r.description, r.invalid ? 'Invalid on purpose: refused with code 3.' : undefined].filter(Boolean).join(' ');
+  return text ? { description: text } : {};
+}
+
+function describeOperation(op: Operation, ex: OperationExamples): void {
+  const key = keyKindOf(op);
+  const requests = Object.entries(ex.requests);
+  const bodyExamples = requests.filter(([, r]) => r.body !== undefined);
+  const media = op.requestBody?.content['application/json'];
+  if (media && bodyExamples.length > 0) {
+    media.examples = Object.fromEntries(bodyExamples.map(([name, r]) => [name, { summary: r.summary, ...describedRequest(r), value: r.body }]));
+  }
+  for (const p of op.parameters ?? []) {
+    const source = (r: (typeof requests)[number][1]) => (p.in === 'path' ? r.params : p.in === 'query' ? r.query : p.in === 'header' ? r.headers : undefined);
+    const withIt = requests.filter(([, r]) => source(r)?.[p.name] !== undefined);
+    if (withIt.length > 0) p.examples = Object.fromEntries(withIt.map(([name, r]) => [name, { summary: r.summary, value: source(r)![p.name] }]));
+  }
+  // A body limit concerns only operations with a body.
+  if (!op.requestBody) delete op.responses['413'];
+  for (const [status, response] of Object.entries(op.responses)) describeResponse(status, response, op, ex, key);
+}
+
+/** Every `$ref` under `node`. */
+function refsIn(node: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => refsIn(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.add(v);
+      else refsIn(v, out);
+    }
+  }
+  return out;
+}
+
+/** Drops the component schemas nothing reaches (zod registers each schema for input and output). */
+function pruneSchemas(doc: OpenApiDocument): void {
+  const prefix = '#/components/schemas/';
+  const reached = new Set<string>();
+  const queue = [...refsIn({ paths: doc.paths, webhooks: doc.webhooks }, new Set())];
+  while (queue.length > 0) {
+    const r = queue.pop()!;
+    if (!r.startsWith(prefix) || reached.has(r.slice(prefix.length))) continue;
+    const name = r.slice(prefix.length);
+    reached.add(name);
+    queue.push(...refsIn(doc.components.schemas[name], new Set()));
+  }
+  doc.components.schemas = Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => reached.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export const finishDocument: SwaggerTransformObject = (input) => {
+  const doc = jsonSchemaTransformObject(input) as unknown as OpenApiDocument;
+  for (const schema of Object.values(doc.components.schemas)) {
+    // Component ids and dialect come from zod's JSON Schema output; in OpenAPI the component name is the id.
+    delete schema.$id;
+    delete schema.$schema;
+  }
+  for (const name of ['ErrorEnvelope', 'ErrorEnvelopeInput']) {
+    const envelope = doc.components.schemas[name] as { properties?: JsonObject } | undefined;
+    if (envelope?.properties) envelope.properties.resultCode = resultCodeSchema();
+  }
+  for (const byMethod of Object.values(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const op = byMethod[method];
+      const ex = op?.operationId ? OPERATION_EXAMPLES[op.operationId] : undefined;
+      // An operation without examples stays as generated; test/openapi/examples.test.ts names it.
+      if (op && ex) describeOperation(op, ex);
+    }
+  }
+  doc.webhooks = notificationWebhooks();
+  doc.components.securitySchemes = { ...doc.components.securitySchemes, [RECEIVER_AUTH_SCHEME]: receiverAuthScheme };
+  doc.components.headers = RATE_LIMIT_HEADERS;
+  pruneSchemas(doc);
+  return doc as unknown as ReturnType<SwaggerTransformObject>;
+};
