@@ -10,14 +10,16 @@ import { pingDatabase } from '../../db/database.js';
 import { checkDependencies, type DependencySources } from '../../health/dependency-checks.js';
 import type { ServiceDeps } from '../../services.js';
 
-const readinessSchema = z.object({
+const readinessSchema = z
+  .object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.object({
     database: z.object({ status: z.enum(['up', 'down']), latencyMs: z.number() }),
     broker: z.object({ status: z.enum(['up', 'down', 'disabled']) }),
     fleet: z.object({ status: z.enum(['up', 'down']), source: z.enum(['file', 'database']) }),
   }),
-});
+  })
+  .meta({ id: 'Readiness' });
 
 export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; dependencies: DependencySources }> = (app, { deps, dependencies }) => {
   app.get(
@@ -39,6 +41,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; dependenci
     '/health/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['health'],
         summary: 'Readiness: database, broker link and fleet',
         response: { 200: readinessSchema, 503: readinessSchema },

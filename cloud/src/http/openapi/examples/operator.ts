@@ -84,6 +84,33 @@ export const operatorExamples: Record<string, OperationExamples> = {
       some: { summary: 'Two orders, five notifications', value: { orders: 2, notifications: 5 } },
     },
   },
+  getLockerHealth: {
+    success: "The latest health report of the locker's agent; report null until the first arrives",
+    requests: { locker101: { summary: 'Health of locker 101', params: { lockerId: 101 }, status: 200, answer: 'none' } },
+    answers: {
+      none: { summary: 'No report yet', value: { lockerId: 101, receivedAt: null, reportedAt: null, report: null } },
+      reported: {
+        summary: 'A report with a slow board and one door fault',
+        value: {
+          lockerId: 101,
+          receivedAt: '2030-03-05T10:15:01.000Z',
+          reportedAt: '2030-03-05T10:15:00.000Z',
+          report: {
+            at: 1898316900000,
+            intervalSeconds: 60,
+            uptimeSeconds: 86400,
+            version: '0.1.0',
+            memory: { rssBytes: 52428800, heapUsedBytes: 18874368 },
+            boards: { answers: 118, p50Ms: 14, p99Ms: 41, errors: 2 },
+            doorFaults: 1,
+            scans: 12,
+            outboxDepth: 0,
+            link: { reconnects: 0 },
+          },
+        },
+      },
+    },
+  },
   listAlerts: {
     success: 'Locker facts kept for operators, newest first',
     requests: {

@@ -12,12 +12,13 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } 
     '/lockers/:lockerId/health',
     {
       schema: {
+        operationId: 'getLockerHealth',
         tags: ['operator'],
         summary: "The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md)",
         security,
         params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32) }),
         response: {
-          200: z.object({ lockerId: z.int(), receivedAt: isoTime, reportedAt: isoTime, report: healthReportSchema.nullable() }),
+          200: z.object({ lockerId: z.int(), receivedAt: isoTime, reportedAt: isoTime, report: healthReportSchema.nullable() }).meta({ id: 'LockerHealth' }),
           ...errorResponses,
         },
       },
