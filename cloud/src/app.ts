@@ -15,11 +15,15 @@ import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
 import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
+import { SANDBOX_PREFIX, sandboxRoutes } from './http/routes/sandbox.js';
+import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
 import type { ServiceDeps } from './services.js';
 
 export interface AppOptions {
   deps: ServiceDeps;
   reloadFleet: () => Promise<ProvisionReport>;
+  /** The sandbox lockers this process runs (none: the sandbox operations answer 503) and how long an operation waits. */
+  sandbox: { lockers: SandboxLockers | undefined; timeoutMs: number };
 }
 
 export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
@@ -37,7 +41,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
       info: {
         title: 'Parcel Locker Delivery Integration Service',
         description:
-          'Marketplace operations under /api/v4 (X-Service-Api-Key), the courier route operation under /api/v1 (Partner-Api-Key), ' +
+          'Marketplace operations under /api/v4 (X-Service-Api-Key), the sandbox under /api/v4/sandbox (sandbox marketplace keys only), the courier route operation under /api/v1 (Partner-Api-Key), ' +
           'operator endpoints under /operator (X-Operator-Api-Key). Errors: {message, resultCode}.',
         version: '4.0.0',
       },
@@ -55,6 +59,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
 
   await fastify.register(healthRoutes, { deps: opts.deps });
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
+  await fastify.register(sandboxRoutes, { prefix: SANDBOX_PREFIX, deps: { ...opts.deps, ...opts.sandbox } });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
 };

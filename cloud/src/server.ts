@@ -27,7 +27,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   server.setErrorHandler(handleError);
   installJsonBodyParser(server);
   server.addHook('onRequest', checkUrl);
-  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet });
+  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet, sandbox: opts.sandbox });
   await server.ready();
   return server;
 }

@@ -27,6 +27,7 @@ const CLOUD_TITLES: Record<keyof typeof CLOUD_SETTINGS, string> = {
   notify: 'Notifications ([notifications.md](notifications.md))',
   storageClock: 'Storage clock ([notifications.md](notifications.md))',
   mqtt: 'Locker link ([mqtt-interface.md](mqtt-interface.md))',
+  sandbox: 'Sandbox ([sandbox.md](sandbox.md))',
 };
 
 /** Every setting of the cloud process, one table per section. */
