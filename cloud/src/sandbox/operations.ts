@@ -274,11 +274,12 @@ export interface SandboxLockerInfo {
   simUrl: string | null;
 }
 
-/** The sandbox lockers and whether this process runs them (their screen and simulator, to watch). */
+/** The sandbox lockers and whether this process runs them (their screen and simulator, to watch); waits for lockers still starting. */
 export async function sandboxLockerList(deps: SandboxDeps): Promise<SandboxLockerInfo[]> {
-  const running = new Map((deps.lockers?.running() ?? []).map((r) => [r.lockerId, r]));
-  return (await activeLockers(deps.cdb.db, { sandbox: true })).map((l) => {
-    const rig = running.get(l.id);
-    return { postamatId: l.id, name: l.name, running: !!rig, screenUrl: rig?.screenUrl ?? null, simUrl: rig?.simUrl ?? null };
-  });
+  const out: SandboxLockerInfo[] = [];
+  for (const l of await activeLockers(deps.cdb.db, { sandbox: true })) {
+    const rig = await deps.lockers?.rigOf(l.id);
+    out.push({ postamatId: l.id, name: l.name, running: !!rig, screenUrl: rig?.screenUrl ?? null, simUrl: rig?.simUrl ?? null });
+  }
+  return out;
 }

@@ -167,7 +167,7 @@ export class SandboxLockers implements CloudPart {
     const child: Child = { proc, wiring: wiringOf(locker, cells), rig: undefined, exited, ready: Promise.resolve(undefined as never) };
     child.ready = new Promise<SandboxRig>((resolveReady, reject) => {
       const timer = setTimeout(() => reject(new Error(`sandbox locker ${locker.id} did not start within ${timeoutMs} ms`)), timeoutMs);
-      const lines = createInterface({ input: proc.stdout! });
+      const lines = createInterface({ input: proc.stdout });
       lines.on('line', (line) => {
         if (!line.startsWith(READY_PREFIX)) return;
         clearTimeout(timer);

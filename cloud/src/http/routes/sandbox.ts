@@ -43,7 +43,14 @@ const responses = {
 export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app, { deps }) => {
   app.requireApiKey('marketplace');
   // Before the body is looked at: a production key gets 404 whatever it sent.
-  app.addHook('preValidation', async (req) => requireSandbox(marketplaceOf(req)));
+  app.addHook('preValidation', (req, _reply, done) => {
+    try {
+      requireSandbox(marketplaceOf(req));
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
   app.addHook('preValidation', requireJsonBody);
 
   app.get(
