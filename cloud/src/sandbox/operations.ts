@@ -55,7 +55,7 @@ function sandboxError(status: 503 | 504, message: string): DomainError {
 /** A production key on a sandbox path: answered as if the path did not exist. */
 export function requireSandbox(marketplace: Marketplace): void {
   if (!marketplace.sandbox) {
-    throw new DomainError(ResultCode.InvalidRequest, 'no such operation: the sandbox operations take only sandbox marketplace keys', 404);
+    throw new DomainError(ResultCode.InvalidRequest, invalidRequest('no such operation: the sandbox operations take only sandbox marketplace keys').message, 404);
   }
 }
 
