@@ -24,8 +24,16 @@ function handId(now: number): string {
   return `HAND-${iso.slice(5, 10).replace('-', '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
+/** The marketplace keys, production ones first; the sandbox's (docs/sandbox.md) on their own line. */
+function splitKeys(demo: RunningDemo): { production: Map<string, string>; sandbox: Map<string, string> } {
+  const sandbox = new Set(demo.sandboxMarketplaces);
+  const all = [...demo.keys.marketplaces];
+  return { production: new Map(all.filter(([id]) => !sandbox.has(id))), sandbox: new Map(all.filter(([id]) => sandbox.has(id))) };
+}
+
 export function banner(demo: RunningDemo, now: number, traffic: string): string {
   const where = relative(process.cwd(), demo.dataDir) || '.';
+  const keys = splitKeys(demo);
   const caFile = relative(process.cwd(), demo.caFile);
   const lines = [
     `Parcel-locker network running; state in ${where}/ (kept across restarts). Ctrl-C stops it.`,
@@ -35,7 +43,8 @@ export function banner(demo: RunningDemo, now: number, traffic: string): string 
     `MQTT broker  ${demo.brokerUrl}`,
     `Receiver     ${demo.receiverUrl}  what the marketplaces were told, pick-up codes included (CA: ${caFile})`,
     '',
-    `Keys         X-Service-Api-Key: ${keyList(demo.keys.marketplaces)}`,
+    `Keys         X-Service-Api-Key: ${keyList(keys.production)}`,
+    `             sandbox X-Service-Api-Key: ${keyList(keys.sandbox)} (docs/sandbox.md)`,
     `             Partner-Api-Key: ${keyList(demo.keys.partners)}`,
     `             X-Operator-Api-Key: ${keyList(demo.keys.operators)}`,
     '',
@@ -43,10 +52,13 @@ export function banner(demo: RunningDemo, now: number, traffic: string): string 
     ...demo.lockers.map(
       (l) => `  ${String(l.id).padEnd(10)} ${l.screenUrl.padEnd(24)} ${l.simUrl.padEnd(24)}${l.hasScanner ? '' : ' no scanner: type barcodes on the screen'}`,
     ),
+    ...demo.sandboxLockers.map(
+      (l) => `  ${String(l.id).padEnd(10)} ${(l.screenUrl ?? 'not running').padEnd(24)} ${(l.simUrl ?? '').padEnd(24)} sandbox: run by the cloud`,
+    ),
     '',
   ];
   const locker = demo.lockers.find((l) => l.hasScanner) ?? demo.lockers[0];
-  const mpKey = [...demo.keys.marketplaces.values()][0] ?? '<marketplace key>';
+  const mpKey = [...keys.production.values()][0] ?? '<marketplace key>';
   const partnerKey = [...demo.keys.partners.values()][0] ?? '<partner key>';
   if (locker) {
     const today = localDate(now, locker.timezone);

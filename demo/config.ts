@@ -49,13 +49,17 @@ export function loadDemoSettings(env: Env, overrides: DemoSettingsInput = {}): D
   return settingsFromEnv(demoSettingsSchema, DEMO_ENV, env, overrides, 'invalid demo settings');
 }
 
-/** The demo's cloud: the cloud's defaults, SQLite and the fleet under the data folder, the demo's ports, on 127.0.0.1. */
-export function demoCloudSettings(settings: DemoSettings, files: { sqlitePath: string; fleetFile: string }): CloudSettings {
+/**
+ * The demo's cloud: the cloud's defaults, SQLite, the fleet and the sandbox lockers' files under
+ * the data folder, the demo's ports, on 127.0.0.1.
+ */
+export function demoCloudSettings(settings: DemoSettings, files: { sqlitePath: string; fleetFile: string; sandboxDir: string }): CloudSettings {
   return loadCloudSettings(
     {},
     {
       config: { host: '127.0.0.1', port: settings.httpPort, sqlitePath: files.sqlitePath, fleetFile: files.fleetFile, logLevel: settings.logLevel },
       mqtt: { brokerHost: '127.0.0.1', brokerPort: settings.brokerPort },
+      sandbox: { dataDir: files.sandboxDir },
     },
   );
 }

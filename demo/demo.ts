@@ -35,6 +35,14 @@ export interface DemoLocker {
   lockOf(cellId: number): { bus: string; board: number; lock: number };
 }
 
+/** A sandbox locker, run by the cloud: its screen and simulator (null when it did not start). */
+export interface DemoSandboxLocker {
+  id: number;
+  name: string;
+  screenUrl: string | null;
+  simUrl: string | null;
+}
+
 export interface RunningDemo {
   /** The cloud's base URL; marketplace API under /api/v4, courier API under /api/v1, docs at /docs. */
   readonly apiUrl: string;
@@ -44,7 +52,11 @@ export interface RunningDemo {
   /** The receiver's CA (PEM file), for `curl --cacert`. */
   readonly caFile: string;
   readonly keys: DemoKeys;
+  /** Ids of the sandbox marketplaces (their keys are among `keys.marketplaces`). */
+  readonly sandboxMarketplaces: string[];
   readonly lockers: DemoLocker[];
+  /** The sandbox lockers the cloud runs (docs/sandbox.md). */
+  readonly sandboxLockers: DemoSandboxLocker[];
   readonly traffic: Traffic | null;
   readonly dataDir: string;
   stop(): Promise<void>;
@@ -101,7 +113,8 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
   mkdirSync(receiverDir, { recursive: true, mode: 0o700 });
 
   const source = await readFleetFile(settings.fleetFile);
-  const lockers = source.lockers.filter((l) => l.active);
+  // The cloud runs the sandbox lockers itself (as it does for `npm run cloud`); the demo runs the others.
+  const lockers = source.lockers.filter((l) => l.active && !l.sandbox);
   await checkPorts(portClaims(settings, { ...source, lockers }));
 
   const stack: (() => Promise<void>)[] = [];
@@ -132,7 +145,7 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
 
     const fleetFile = join(dataDir, 'fleet.json');
     writeDemoFleet(source, fleetFile, { url: (id) => receiver.receiverUrl(id), caFile });
-    const cloudSettings = demoCloudSettings(settings, { sqlitePath: join(dataDir, 'cloud.sqlite'), fleetFile });
+    const cloudSettings = demoCloudSettings(settings, { sqlitePath: join(dataDir, 'cloud.sqlite'), fleetFile, sandboxDir: join(dataDir, 'sandbox') });
     const cloud: RunningCloud = await startCloud(cloudSettings, { clock, logger: quiet.child({ part: 'cloud' }) });
     stack.push(() => cloud.stop());
     const brokerUrl = cloud.brokerUrl;
@@ -164,11 +177,18 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
       lockOf: (cellId) => r.lockOf(cellId),
     }));
 
+    const sandboxLockers: DemoSandboxLocker[] = [];
+    for (const locker of source.lockers.filter((l) => l.active && l.sandbox)) {
+      const rig = await cloud.sandbox?.rigOf(locker.id);
+      sandboxLockers.push({ id: locker.id, name: locker.name, screenUrl: rig?.screenUrl ?? null, simUrl: rig?.simUrl ?? null });
+    }
+
     const keys = knownDemoKeys(source);
     let traffic: Traffic | null = null;
     if (settings.traffic) {
       const partnerKey = [...keys.partners.values()][0];
-      const marketplaces = [...keys.marketplaces].map(([id, key]) => ({ id, key }));
+      const sandbox = new Set(source.marketplaces.filter((m) => m.sandbox).map((m) => m.id));
+      const marketplaces = [...keys.marketplaces].filter(([id]) => !sandbox.has(id)).map(([id, key]) => ({ id, key }));
       if (!partnerKey || marketplaces.length === 0) {
         logger.warn('demo: no traffic: the fleet file has no marketplace or partner with a documented demo key');
       } else {
@@ -197,7 +217,9 @@ export async function startDemo(settings: DemoSettings, deps: DemoDeps = {}): Pr
       receiverUrl: receiver.url,
       caFile,
       keys,
+      sandboxMarketplaces: source.marketplaces.filter((m) => m.sandbox && m.active).map((m) => m.id),
       lockers: demoLockers,
+      sandboxLockers,
       traffic,
       dataDir,
       stop: () => (stopping ??= unwind()),

@@ -11,8 +11,13 @@ import { parseAgentConfig, type AgentConfigInput } from '../agent/src/config.js'
 import type { FleetLocker } from '../cloud/src/fleet/fleet-schema.js';
 import { startSimulator, type SimBusOptions, type SimulatorHandle } from '../sim/src/index.js';
 
+/** What a rig needs of a fleet locker: its id, how its cells are wired, whether it has a scanner. */
+export type RigLocker = Pick<FleetLocker, 'id' | 'name' | 'timezone' | 'boardFamily' | 'cells'> & {
+  equipment: Pick<FleetLocker['equipment'], 'barcodeScanner'>;
+};
+
 export interface LockerRigOptions {
-  locker: FleetLocker;
+  locker: RigLocker;
   /** Broker of the locker link and the locker's password there. */
   mqtt: { url: string; password: string };
   /** Folder of the agents' SQLite files (`<locker id>.sqlite`). */
@@ -33,7 +38,7 @@ export interface LockerRigOptions {
 }
 
 export interface LockerRig {
-  readonly locker: FleetLocker;
+  readonly locker: RigLocker;
   readonly sim: SimulatorHandle;
   readonly agent: RunningAgent;
   readonly screenUrl: string;
@@ -46,7 +51,7 @@ export interface LockerRig {
 }
 
 /** The simulated buses a locker's cells need: one per bus name, boards 0 up to the highest address used. */
-export function simBusesFor(locker: FleetLocker): SimBusOptions[] {
+export function simBusesFor(locker: Pick<RigLocker, 'boardFamily' | 'cells'>): SimBusOptions[] {
   const highest = new Map<string, number>();
   for (const c of locker.cells) highest.set(c.bus, Math.max(highest.get(c.bus) ?? 0, c.board));
   return [...highest].map(([name, top]) => ({ name, family: locker.boardFamily ?? 'kerong-cu48', boards: top + 1 }));

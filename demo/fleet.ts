@@ -56,7 +56,8 @@ export function receiverCredentials(fleet: Fleet): Map<string, { login: string; 
 export function writeDemoFleet(fleet: Fleet, path: string, receiver: { url: (marketplaceId: string) => string; caFile: string }): FleetInput {
   const credentials = receiverCredentials(fleet);
   const demo: FleetInput = {
-    lockers: fleet.lockers.map((l) => ({ ...l, mqttPasswordSha256: sha256(lockerPassword(l.id)) })),
+    // Sandbox lockers get their MQTT password from the cloud, which runs them.
+    lockers: fleet.lockers.map((l) => (l.sandbox ? l : { ...l, mqttPasswordSha256: sha256(lockerPassword(l.id)) })),
     marketplaces: fleet.marketplaces.map((m) => {
       const c = credentials.get(m.id)!;
       return {

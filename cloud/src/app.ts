@@ -19,6 +19,8 @@ import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
+import { SANDBOX_PREFIX, sandboxRoutes } from './http/routes/sandbox.js';
+import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
 import type { ServiceDeps } from './services.js';
 
 export interface AppOptions {
@@ -26,6 +28,8 @@ export interface AppOptions {
   reloadFleet: () => Promise<ProvisionReport>;
   /** What readiness checks: the database, the broker link, the fleet. */
   dependencies: DependencySources;
+  /** The sandbox lockers this process runs (none: the sandbox operations answer 503) and how long an operation waits. */
+  sandbox: { lockers: SandboxLockers | undefined; timeoutMs: number };
 }
 
 export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
@@ -44,6 +48,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(healthRoutes, { deps: opts.deps, dependencies: opts.dependencies });
   await fastify.register(metricsRoutes, { deps: opts.deps });
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
+  await fastify.register(sandboxRoutes, { prefix: SANDBOX_PREFIX, deps: { ...opts.deps, ...opts.sandbox } });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
 };

@@ -1,7 +1,8 @@
 /**
  * The cloud's standard background parts, from the process's settings: the notification
- * dispatcher, the storage clock, the retention sweep, and the MQTT side (embedded broker or MQTT_URL, and the locker
- * link applying the lockers' facts). startCloud() adds them when given the whole settings; tests
+ * dispatcher, the storage clock, the retention sweep, the MQTT side (embedded broker or MQTT_URL,
+ * and the locker link applying the lockers' facts), and the sandbox lockers it runs (after the
+ * broker they link to). startCloud() adds them when given the whole settings; tests
  * that compose their own parts pass them in `deps.parts`.
  */
 import type { CloudPart, PartDeps } from './cloud-part.js';
@@ -12,10 +13,11 @@ import { createRetentionSweep } from './retention/sweep.js';
 import { loadCloudSettings, type CloudSettings } from './settings.js';
 import type { Env } from './settings-from-env.js';
 import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
+import { SandboxLockers } from './sandbox/sandbox-lockers.js';
 import { MqttPart } from './sync/mqtt-part.js';
 import { mqttPartSettings } from './sync/mqtt-settings.js';
 
-export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention'>;
+export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention' | 'sandbox'>;
 
 /** The background sections of the cloud's settings (the whole settings are read and checked). */
 export function loadBackgroundSettings(env: Env): BackgroundSettings {
@@ -32,6 +34,7 @@ export class CloudBackground {
   readonly #settings: BackgroundSettings;
   readonly #link: BackgroundLink;
   #mqtt: MqttPart | undefined;
+  #sandbox: SandboxLockers | undefined;
 
   constructor(settings: BackgroundSettings, link: BackgroundLink = {}) {
     this.#settings = settings;
@@ -46,6 +49,11 @@ export class CloudBackground {
   /** Whether the locker link is connected to its broker; undefined with MQTT_ENABLED=false. */
   brokerConnected(): boolean | undefined {
     return this.#settings.mqtt.enabled ? (this.#mqtt?.connected ?? false) : undefined;
+  }
+
+  /** The sandbox lockers this process runs, once parts() made them (SANDBOX_LOCKERS with MQTT). */
+  get sandboxLockers(): SandboxLockers | undefined {
+    return this.#sandbox;
   }
 
   /** Part factories for startCloud(). The storage clock comes before the link that confirms revocations to it. */
@@ -72,6 +80,9 @@ export class CloudBackground {
             reservationGraceMinutes: deps.config.reservationGraceMinutes,
           })),
       );
+      if (this.#settings.sandbox.lockers) {
+        factories.push((deps) => (this.#sandbox = new SandboxLockers(deps, { settings: this.#settings.sandbox, brokerUrl: () => this.#mqtt?.brokerUrl })));
+      }
     }
     return factories;
   }

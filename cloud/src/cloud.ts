@@ -27,6 +27,7 @@ import { buildServer, listen } from './server.js';
 import type { ServiceDeps } from './services.js';
 import type { CloudSettings } from './settings.js';
 import type { CloudPart, PartDeps } from './cloud-part.js';
+import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
 
 export type { CloudPart, PartDeps } from './cloud-part.js';
 
@@ -55,6 +56,8 @@ export interface RunningCloud {
   readonly scheduler: Scheduler;
   /** The embedded MQTT broker's URL (undefined with MQTT_URL, MQTT_ENABLED=false or only the core section). */
   readonly brokerUrl: string | undefined;
+  /** The sandbox lockers this process runs (undefined without the standard parts, MQTT or SANDBOX_LOCKERS). */
+  readonly sandbox: SandboxLockers | undefined;
   /** Loads the fleet file again (operator endpoint and SIGHUP). */
   reloadFleet(): Promise<ProvisionReport>;
   /** The periodic release of reservations not loaded in time: run it now, or wait for a run. */
@@ -100,6 +103,7 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       const report = await provisionFleet(cdb, fleet, serviceDeps.clock.now());
       serviceDeps.signals.commandsRecorded(report.configChanged);
       logger.info({ lockers: report.lockers, configChanged: report.configChanged }, 'fleet loaded');
+      background?.sandboxLockers?.refresh().catch((err: unknown) => logger.error({ err }, 'sandbox lockers: refresh after the reload failed'));
       return report;
     };
     if (config.fleetFile) await reloadFleet();
@@ -122,7 +126,9 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       fleet: () => ({ source: config.fleetFile ? 'file' : 'database', loaded: true }),
     };
     serviceDeps.metrics.fleetState.watch({ ...dependencies, clock: serviceDeps.clock });
-    const server = await buildServer({ deps: serviceDeps, reloadFleet, dependencies, logger, bodyLimit: config.bodyLimitBytes });
+    const sandbox = background?.sandboxLockers;
+    const timeoutMs = (isWhole(settings) ? settings.sandbox.timeoutSeconds : 60) * 1000;
+    const server = await buildServer({ deps: serviceDeps, reloadFleet, dependencies, logger, bodyLimit: config.bodyLimitBytes, sandbox: { lockers: sandbox, timeoutMs } });
     stack.push(() => server.close());
     const url = await listen(server, config.host, config.port);
     logger.info({ url }, 'cloud listening');
@@ -136,6 +142,7 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       get brokerUrl() {
         return background?.brokerUrl;
       },
+      sandbox,
       reloadFleet,
       reservations: { sweep: () => sweeper.sweep(), settled: () => sweeper.settled() },
       stop: () => (stopping ??= unwind()),

@@ -17,6 +17,8 @@ export class DomainError extends Error {
   constructor(
     readonly resultCode: ResultCode,
     message: string,
+    /** The HTTP status when not the code's usual one (the sandbox's 404, 503, 504). */
+    readonly httpStatus?: number,
   ) {
     super(message);
   }

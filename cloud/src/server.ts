@@ -29,7 +29,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   installJsonBodyParser(server);
   server.addHook('onRequest', checkUrl);
   opts.deps.metrics.http.install(server);
-  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet, dependencies: opts.dependencies });
+  await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet, dependencies: opts.dependencies, sandbox: opts.sandbox });
   await server.ready();
   return server;
 }

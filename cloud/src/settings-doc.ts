@@ -28,6 +28,7 @@ const CLOUD_TITLES: Record<keyof typeof CLOUD_SETTINGS, string> = {
   storageClock: 'Storage clock ([notifications.md](notifications.md))',
   mqtt: 'Locker link ([mqtt-interface.md](mqtt-interface.md))',
   retention: 'Retention ([operations.md](#retention))',
+  sandbox: 'Sandbox ([sandbox.md](sandbox.md))',
 };
 
 /** Every setting of the cloud process, one table per section. */

@@ -19,8 +19,18 @@ describe('fleet file', () => {
 
   it('deploy/fleet.example.json is valid and its documented demo keys match', async () => {
     const fleet = await readFleetFile('deploy/fleet.example.json');
-    expect(fleet.lockers.map((l) => l.cells.length)).toEqual([8, 16, 24]);
-    expect(fleet.marketplaces.map((m) => m.id)).toEqual(['shop-one', 'shop-two']);
+    expect(fleet.lockers.map((l) => [l.cells.length, l.sandbox])).toEqual([
+      [8, false],
+      [16, false],
+      [24, false],
+      [8, true],
+    ]);
+    expect(fleet.marketplaces.map((m) => [m.id, m.sandbox])).toEqual([
+      ['shop-one', false],
+      ['shop-two', false],
+      ['sandbox-shop', true],
+    ]);
+    expect(fleet.marketplaces[2]!.apiKeySha256).toEqual([sha('demo-sandbox-shop-key')]);
     expect(fleet.partners).toHaveLength(1);
     expect(fleet.marketplaces[0]!.apiKeySha256).toEqual([sha('demo-shop-one-key')]);
     expect(fleet.marketplaces[1]!.apiKeySha256).toEqual([sha('demo-shop-two-key')]);
@@ -38,6 +48,8 @@ describe('fleet file', () => {
     };
     expect(issues((f) => (f.lockers[0]!.cells[1]!.id = 1))).toContain('cell id 1 appears twice');
     expect(issues((f) => (f.lockers[0]!.cells[1]!.lock = 1))).toContain('lock address main/0/1 is used by two cells');
+    expect(issues((f) => ((f.lockers[0]!.sandbox = true), (f.lockers[0]!.mqttPasswordSha256 = 'a'.repeat(64))))).toContain('a sandbox locker gets its MQTT password');
+    expect(issues((f) => ((f.marketplaces[0]!.sandbox = true), (f.lockers[0]!.cells[0]!.segment = [f.marketplaces[0]!.id])))).toContain('is a sandbox marketplace and cannot use this locker');
     expect(issues((f) => (f.lockers[0]!.cells[0]!.segment = ['nobody']))).toContain('unknown marketplace nobody');
     expect(issues((f) => (f.partners![0]!.lockers = [77]))).toContain('unknown locker 77');
     expect(issues((f) => (f.lockers[0]!.timezone = 'Mars/Olympus'))).toContain('IANA');

@@ -124,6 +124,10 @@ describe('the demo (npm start)', () => {
   it('runs the example fleet: every locker with a screen and a simulator, the cloud with the example lockers', async () => {
     expect(demo.lockers.map((l) => l.id)).toEqual([101, 102, 103]);
     expect(demo.keys.marketplaces.get('shop-one')).toBe('demo-shop-one-key');
+    // The sandbox locker is the cloud's to run; its marketplace's key is printed with the others.
+    expect(demo.keys.marketplaces.get('sandbox-shop')).toBe('demo-sandbox-shop-key');
+    expect(demo.sandboxMarketplaces).toEqual(['sandbox-shop']);
+    expect(demo.sandboxLockers).toMatchObject([{ id: 901, screenUrl: expect.stringMatching(/^http:/) as unknown }]);
     const list = await http.call('GET', `${demo.apiUrl}/api/v4/auth/postamat/available`, undefined, SHOP);
     expect(list.status).toBe(200);
     expect(list.body.postamats.map((p: { id: number }) => p.id)).toContain(LOCKER);

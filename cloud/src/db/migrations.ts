@@ -365,6 +365,19 @@ const migration0011: Migration = {
   },
 };
 
+/**
+ * The sandbox (docs/sandbox.md): which lockers and marketplaces are sandbox ones (0/1), and until
+ * when a sandbox marketplace's receiver is held as if it were down (epoch ms; null: not held). The
+ * hold is kept here, not in the fleet file, so every cloud process honours it and a reload keeps it.
+ */
+const migration0012: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('lockers').addColumn('sandbox', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('marketplaces').addColumn('sandbox', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('marketplaces').addColumn('receiver_held_until', 'bigint').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -377,6 +390,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
         '0011_locker_health': migration0011,
+        '0012_sandbox': migration0012,
       });
     },
   };

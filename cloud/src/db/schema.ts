@@ -30,6 +30,10 @@ export interface MarketplacesTable {
   updated_at: Millis;
   /** Its `rateLimits` from the fleet file (JSON); null = the defaults. */
   rate_limits: JsonText | null;
+  /** 1: a sandbox marketplace (its keys see only sandbox lockers). */
+  sandbox: ColumnType<Flag, Flag | undefined, Flag>;
+  /** Sandbox only: its receiver is held as if down until then; null = not held. */
+  receiver_held_until: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
 }
 
 export interface ApiKeysTable {
@@ -71,8 +75,10 @@ export interface LockersTable {
   scanner: Flag;
   /** Descriptive data of the fleet file (location, schedule, special days, photos, ...), JSON. */
   profile: JsonText;
-  /** SHA-256 hex of the locker's MQTT password (embedded broker). */
+  /** SHA-256 hex of the locker's MQTT password (embedded broker); a sandbox locker's is set by the cloud that runs it. */
   mqtt_password_hash: string | null;
+  /** 1: a sandbox locker (the cloud runs it on the simulator; only sandbox marketplaces see it). */
+  sandbox: ColumnType<Flag, Flag | undefined, Flag>;
   /** Next command number of the locker's down stream. */
   next_cseq: ColumnType<number, number | undefined, number>;
   /** Highest cseq the agent acknowledged as applied. */

@@ -52,6 +52,24 @@ export async function expireStorage(deps: ExpiryDeps): Promise<number> {
   return applied.length;
 }
 
+/**
+ * The sandbox's "storage runs out now": 3 -> 6 for one order whatever its holdUntil, through the
+ * same lifecycle row as the clock's (SE1). False when the order is not Courier loaded.
+ */
+export async function expireOrderNow(deps: ExpiryDeps, orderId: string, lockerId: number): Promise<boolean> {
+  const now = deps.clock.now();
+  const moved = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
+    const order = await findOrderById(tx, orderId);
+    if (!order || order.state !== OrderState.CourierLoaded) return null;
+    const parcels = await loadParcels(tx, order.id);
+    const locker = await lockerById(tx, order.locker_id);
+    return applyTransition(tx, undefined, { event: 'storage.expired', before: order, order, parcelsBefore: parcels, parcels, locker, at: now });
+  });
+  if (moved) deps.logger.info({ orderId, lockerId }, 'storage expired by the sandbox; return initiated');
+  signalApplied(deps.signals, moved ? [moved] : []);
+  return moved !== null;
+}
+
 /** 6 -> 7 where confirmed or timed out (only `lockerId`'s orders when given); returns how many moved. */
 export async function completeReturns(deps: ExpiryDeps, confirmMs: number, lockerId?: number): Promise<number> {
   const { cdb, clock } = deps;

@@ -53,6 +53,10 @@ export const fleetLockerSchema = z.strictObject({
   access: accessSchema.default({ privateAccess: false, accessGuide: '' }),
   boardFamily: z.enum(BOARD_FAMILIES).optional(),
   mqttPasswordSha256: sha256Hex.optional().describe("SHA-256 hex of the locker's MQTT password"),
+  sandbox: z
+    .boolean()
+    .default(false)
+    .describe('a sandbox locker: the cloud runs it as the hardware simulator behind a real agent; only sandbox marketplaces see it (docs/sandbox.md)'),
   cells: z.array(fleetCellSchema).min(1),
 });
 export type FleetLocker = z.infer<typeof fleetLockerSchema>;
@@ -75,6 +79,10 @@ export const fleetMarketplaceSchema = z.strictObject({
   storagePeriodHours: z.int().min(1).max(24 * 365).default(72),
   receiver: fleetReceiverSchema.optional(),
   rateLimits: marketplaceRateLimitsSchema.optional(),
+  sandbox: z
+    .boolean()
+    .default(false)
+    .describe('its keys are sandbox keys: it sees only sandbox lockers and may call the sandbox operations (docs/sandbox.md)'),
 });
 export type FleetMarketplace = z.infer<typeof fleetMarketplaceSchema>;
 
@@ -116,13 +124,20 @@ export const fleetSchema = z
     for (const id of duplicates(fleet.lockers.map((l) => l.id))) issue(['lockers'], `locker id ${id} appears twice`);
     for (const id of duplicates(fleet.marketplaces.map((m) => m.id))) issue(['marketplaces'], `marketplace id ${id} appears twice`);
     for (const id of duplicates(fleet.partners.map((p) => p.id))) issue(['partners'], `partner id ${id} appears twice`);
+    const sandboxMarketplace = new Map(fleet.marketplaces.map((m) => [m.id, m.sandbox]));
     fleet.lockers.forEach((locker, li) => {
       for (const id of duplicates(locker.cells.map((c) => c.id))) issue(['lockers', li, 'cells'], `cell id ${id} appears twice`);
+      if (locker.sandbox && locker.mqttPasswordSha256) {
+        issue(['lockers', li, 'mqttPasswordSha256'], 'a sandbox locker gets its MQTT password from the cloud that runs it; remove the hash');
+      }
       const addresses = locker.cells.map((c) => `${c.bus}/${c.board}/${c.lock}`);
       for (const a of duplicates(addresses)) issue(['lockers', li, 'cells'], `lock address ${a} is used by two cells`);
       locker.cells.forEach((cell, ci) => {
         for (const m of cell.segment ?? []) {
           if (!marketplaceIds.has(m)) issue(['lockers', li, 'cells', ci, 'segment'], `unknown marketplace ${m}`);
+          else if (sandboxMarketplace.get(m) !== locker.sandbox) {
+            issue(['lockers', li, 'cells', ci, 'segment'], `marketplace ${m} is ${locker.sandbox ? 'not a sandbox' : 'a sandbox'} marketplace and cannot use this locker`);
+          }
         }
       });
     });

@@ -33,6 +33,7 @@ import {
   updateLocker,
 } from '../repositories/lockers.js';
 import { heldCells } from '../repositories/occupancy.js';
+import { SANDBOX_PARTNER_ID, sandboxPartner } from '../sandbox/sandbox-partner.js';
 import { type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
 
 export class FleetError extends Error {
@@ -84,7 +85,10 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
   };
   await fleetTransaction(cdb, async (tx) => {
     await saveMarketplaces(tx, new Map(fleet.marketplaces.map((m) => [m.id, marketplaceFields(m)])), at);
-    await savePartners(tx, new Map(fleet.partners.map((p) => [p.id, partnerFields(p)])), at);
+    const partners = new Map(fleet.partners.map((p) => [p.id, partnerFields(p)]));
+    const sandbox = sandboxPartner(fleet);
+    if (sandbox) partners.set(SANDBOX_PARTNER_ID, sandbox);
+    await savePartners(tx, partners, at);
     await replaceApiKeys(tx, apiKeys(fleet));
     const commands: LockerCommandDraft[] = [];
     const existing = new Map((await allLockers(tx)).map((l) => [l.id, l]));
@@ -101,6 +105,7 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
         scanner: locker.equipment.barcodeScanner,
         profile: profileOf(locker),
         mqttPasswordHash: locker.mqttPasswordSha256 ?? null,
+        sandbox: locker.sandbox,
       };
       if (before) {
         await updateLocker(tx, locker.id, fields, at);
@@ -152,6 +157,7 @@ async function provisionCells(tx: Tx, locker: FleetLocker, oldCells: readonly Ce
 function marketplaceFields(m: Fleet['marketplaces'][number]): MarketplaceFields {
   return {
     name: m.name,
+    sandbox: m.sandbox,
     active: m.active,
     organizationActive: m.organizationActive,
     receiver: {

@@ -64,7 +64,7 @@ export function handleError(err: FastifyError, req: FastifyRequest, reply: Fasti
   if (err instanceof DomainError) {
     if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
     if (err instanceof RetryLaterError) void reply.header('retry-after', String(err.retryAfterSeconds));
-    return sendEnvelope(reply, err.resultCode, err.message);
+    return sendEnvelope(reply, err.resultCode, err.message, err.httpStatus);
   }
   if (err.validation) {
     return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err)));

@@ -35,7 +35,7 @@ export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
   'parcel.loaded': 'locker fact parcel.loaded',
   'parcel.received': 'locker fact parcel.received (a customer took it)',
   'parcel.returned': 'locker fact parcel.returned (a courier collected it)',
-  'storage.expired': 'clock: holdUntil has passed',
+  'storage.expired': 'clock: holdUntil has passed; sandbox: storage runs out now (docs/sandbox.md)',
   'revocation.confirmed': "clock or locker ack: the locker applied the upsert that revoked the code",
   'revocation.timedOut': 'clock: RETURN_CONFIRM_SECONDS after entering 6 without confirmation',
 };

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { CapacityRequest, capacityOut, lockerDetailOut, lockerListItemOut } from '../contract/lockers.js';
 import { invalidRequest } from '../errors.js';
 import { activeLockers, type Cell, findLocker, type Locker } from '../repositories/lockers.js';
+import { seesLocker } from '../sandbox/isolation.js';
 import type { ServiceDeps } from '../services.js';
 import { isFlagged } from './cells.js';
 import { addDays, localDate } from './locker-time.js';
@@ -18,8 +19,8 @@ import { presentWorkTimeProfile } from './present.js';
 const INT8_MAX = 127;
 const int8 = (n: number): number => Math.min(n, INT8_MAX);
 
-/** The calling marketplace: only its id matters here. */
-type Caller = { id: string };
+/** The calling marketplace: its id and whether it is a sandbox one. */
+type Caller = { id: string; sandbox: boolean };
 
 function distinctSizes(cells: readonly Cell[]): { id: number; width: number; height: number }[] {
   const sizes = new Map<string, { width: number; height: number }>();
@@ -34,14 +35,14 @@ function lockerView(deps: ServiceDeps, locker: Locker): Promise<LockerView> {
   return loadLockerView(deps.cdb.db, locker);
 }
 
-async function knownLocker(deps: ServiceDeps, lockerId: number): Promise<Locker> {
+async function knownLocker(deps: ServiceDeps, marketplace: Caller, lockerId: number): Promise<Locker> {
   const locker = await findLocker(deps.cdb.db, lockerId);
-  if (!locker) throw invalidRequest(`postamatId ${lockerId} not found`);
+  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest(`postamatId ${lockerId} not found`);
   return locker;
 }
 
 export async function capacity(deps: ServiceDeps, marketplace: Caller, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
-  const locker = await knownLocker(deps, req.postamatId);
+  const locker = await knownLocker(deps, marketplace, req.postamatId);
   const view = await lockerView(deps, locker);
   const box = sizeParcel(req.parcelSize, deps.config.allocation).box;
   const totalCapacity = int8(marketplaceCells(view, marketplace.id).length);
@@ -64,7 +65,7 @@ export async function availableLockers(
   marketplace: Caller,
   filter: LockerListFilter,
 ): Promise<z.infer<typeof lockerListItemOut>[]> {
-  const lockers = await activeLockers(deps.cdb.db, { scanner: filter.scanner });
+  const lockers = await activeLockers(deps.cdb.db, { scanner: filter.scanner, sandbox: marketplace.sandbox });
   const now = deps.clock.now();
   const out: z.infer<typeof lockerListItemOut>[] = [];
   for (const locker of lockers) {
@@ -104,7 +105,7 @@ export async function lockerDetail(
   lockerId: number,
   cellsType: 0 | 1,
 ): Promise<z.infer<typeof lockerDetailOut>> {
-  const locker = await knownLocker(deps, lockerId);
+  const locker = await knownLocker(deps, marketplace, lockerId);
   const view = await lockerView(deps, locker);
   const { profile } = locker;
   const usable = marketplaceCells(view, marketplace.id);

@@ -4,7 +4,8 @@
  * rows other processes wrote. Up to `concurrency` attempts run at once, each for a different
  * order (only an order's head is claimable). Nothing is ever deleted: a failed attempt is retried
  * after `retrySeconds`; an undelivered notification older than `failingAfterSeconds` is marked
- * failing (listed for operators, still retried every `failingRetrySeconds`).
+ * failing (listed for operators, still retried every `failingRetrySeconds`). While the sandbox
+ * holds a marketplace's receiver down, its attempts fail as a refused connection would, unsent.
  * Logs name the notification (id, uid, kind, order) and the outcome, never the body.
  */
 import type { Logger } from 'pino';
@@ -12,7 +13,7 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { CloudMetrics } from '../metrics/cloud-metrics.js';
 import type { OutboxSignals } from '../outbox/signals.js';
-import { notificationReceiver } from '../repositories/accounts.js';
+import { type HeldReceiver, notificationReceiver } from '../repositories/accounts.js';
 import { type ClaimedNotification, claimDue, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
 import { Scheduler, type Job } from '../scheduler.js';
 import { ReceiverClient } from './receiver-client.js';
@@ -135,7 +136,11 @@ export class NotificationDispatcher {
   async #deliver(client: ReceiverClient, row: ClaimedNotification): Promise<void> {
     const { cdb, clock } = this.#deps;
     const receiver = await notificationReceiver(cdb.db, row.marketplaceId);
-    const outcome = receiver ? await client.send(row, receiver) : ({ ok: false, status: null, error: 'unknown marketplace' } as const);
+    const outcome = !receiver
+      ? ({ ok: false, status: null, error: 'unknown marketplace' } as const)
+      : isHeld(receiver, clock.now())
+        ? ({ ok: false, status: null, error: `receiver held down by the sandbox until ${new Date(receiver.heldUntil!).toISOString()}` } as const)
+        : await client.send(row, receiver);
     const now = clock.now();
     const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
     if (outcome.ok) {
@@ -153,6 +158,11 @@ export class NotificationDispatcher {
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');
     else this.#log.warn(fields, 'notification not delivered; will retry');
   }
+}
+
+/** A sandbox marketplace's receiver held as if it were down: the attempt fails without a request. */
+function isHeld(receiver: HeldReceiver, now: number): boolean {
+  return receiver.heldUntil !== null && receiver.heldUntil > now;
 }
 
 export function createNotificationDispatcher(deps: DispatcherDeps, settings: NotifySettings): NotificationDispatcher {

@@ -50,7 +50,7 @@ export async function createOrder(
   const earlier = await findOrder(cdb.db, marketplace.id, req.externalId);
   if (earlier) return replayAnswer(earlier, hash) as ReservationResult | OrderAck;
 
-  const locker = await lockerForOrders(cdb.db, req.postamatId);
+  const locker = await lockerForOrders(cdb.db, req.postamatId, marketplace);
   const now = clock.now();
   checkDeliveryDate(req.dateDelivery, locker, now);
 

@@ -3,11 +3,12 @@ import type { Tx } from '../db/transaction.js';
 import { invalidRequest } from '../errors.js';
 import { localDate } from '../lockers/locker-time.js';
 import { findLocker, type Locker } from '../repositories/lockers.js';
+import { seesLocker } from '../sandbox/isolation.js';
 
-/** The locker an order may be delivered to: known and active (else code 3). */
-export async function lockerForOrders(db: Tx, lockerId: number): Promise<Locker> {
+/** The locker an order of `marketplace` may be delivered to: known to it and active (else code 3). */
+export async function lockerForOrders(db: Tx, lockerId: number, marketplace: { sandbox: boolean }): Promise<Locker> {
   const locker = await findLocker(db, lockerId);
-  if (!locker) throw invalidRequest(`postamatId ${lockerId} not found`);
+  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest(`postamatId ${lockerId} not found`);
   if (!locker.active) throw invalidRequest(`postamatId ${lockerId} is not active`);
   return locker;
 }

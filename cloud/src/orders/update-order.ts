@@ -64,7 +64,7 @@ async function tryUpdate(
   const { cdb, clock, config } = deps;
   requireAllowed('order.update', seen.state as OrderState);
   const targetId = req.postamatId ?? seen.locker_id;
-  const target = targetId === seen.locker_id ? await lockerById(cdb.db, seen.locker_id) : await lockerForOrders(cdb.db, targetId);
+  const target = targetId === seen.locker_id ? await lockerById(cdb.db, seen.locker_id) : await lockerForOrders(cdb.db, targetId, marketplace);
   const now = clock.now();
   if (req.dateDelivery) checkDeliveryDate(req.dateDelivery, target, now);
 

@@ -29,6 +29,8 @@ export interface Marketplace {
   storagePeriodHours: number;
   /** Its `rateLimits` from the fleet file (JSON text, parsed by the guard); null: the defaults. */
   rateLimits: string | null;
+  /** A sandbox marketplace: sees only sandbox lockers, may call the sandbox operations. */
+  sandbox: boolean;
   updatedAt: number;
 }
 
@@ -53,9 +55,15 @@ export interface NotificationReceiver {
   hmacSecret: string | null;
 }
 
+/** The receiver and until when the sandbox holds it as if it were down (null: not held). */
+export interface HeldReceiver extends NotificationReceiver {
+  heldUntil: number | null;
+}
+
 /** What the fleet file sets on a marketplace. */
 export interface MarketplaceFields {
   name: string;
+  sandbox: boolean;
   active: boolean;
   organizationActive: boolean;
   receiver: NotificationReceiver;
@@ -103,16 +111,17 @@ export async function findMarketplace(db: Tx, marketplaceId: string): Promise<Ma
       organizationActive: !!row.organization_active,
       storagePeriodHours: row.storage_period_hours,
       rateLimits: row.rate_limits,
+      sandbox: !!row.sandbox,
       updatedAt: row.updated_at,
     }
   );
 }
 
-/** The marketplace's notification receiver; undefined: no such marketplace. */
-export async function notificationReceiver(db: Tx, marketplaceId: string): Promise<NotificationReceiver | undefined> {
+/** The marketplace's notification receiver and its sandbox hold; undefined: no such marketplace. */
+export async function notificationReceiver(db: Tx, marketplaceId: string): Promise<HeldReceiver | undefined> {
   const row = await db
     .selectFrom('marketplaces')
-    .select(['receiver_url', 'receiver_login', 'receiver_password', 'receiver_ca_file', 'body_form', 'hmac_secret'])
+    .select(['receiver_url', 'receiver_login', 'receiver_password', 'receiver_ca_file', 'body_form', 'hmac_secret', 'receiver_held_until'])
     .where('id', '=', marketplaceId)
     .executeTakeFirst();
   return (
@@ -123,8 +132,14 @@ export async function notificationReceiver(db: Tx, marketplaceId: string): Promi
       caFile: row.receiver_ca_file,
       bodyForm: row.body_form === 'array' ? 'array' : 'object',
       hmacSecret: row.hmac_secret,
+      heldUntil: row.receiver_held_until,
     }
   );
+}
+
+/** Holds a marketplace's receiver as if it were down until `until` (null: releases it). */
+export async function holdReceiver(db: Tx, marketplaceId: string, until: number | null): Promise<void> {
+  await db.updateTable('marketplaces').set({ receiver_held_until: until }).where('id', '=', marketplaceId).execute();
 }
 
 export async function findPartner(db: Tx, partnerId: string): Promise<Partner | undefined> {
@@ -174,6 +189,7 @@ export async function saveMarketplaces(db: Tx, marketplaces: ReadonlyMap<string,
       hmac_secret: m.receiver.hmacSecret,
       storage_period_hours: m.storagePeriodHours,
       rate_limits: m.rateLimits ? JSON.stringify(m.rateLimits) : null,
+      sandbox: m.sandbox ? 1 : 0,
       updated_at: at,
     };
     if (existing.has(id)) await db.updateTable('marketplaces').set(values).where('id', '=', id).execute();

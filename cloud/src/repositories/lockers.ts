@@ -18,6 +18,8 @@ export interface Locker {
   /** Has a barcode scanner (the `scanner` filter of the locker list). */
   scanner: boolean;
   profile: LockerProfile;
+  /** A sandbox locker: run by the cloud on the simulator, seen only by sandbox marketplaces. */
+  sandbox: boolean;
   updatedAt: number;
 }
 
@@ -70,6 +72,7 @@ function toLocker(row: LockerRow): Locker {
     broken: !!row.broken,
     scanner: !!row.scanner,
     profile: parseProfile(row.profile),
+    sandbox: !!row.sandbox,
     updatedAt: row.updated_at,
   };
 }
@@ -100,10 +103,14 @@ export async function lockerById(db: Tx, lockerId: number): Promise<Locker> {
   return locker;
 }
 
-/** Active lockers by id; `scanner` keeps only those with (true) or without (false) a scanner. */
-export async function activeLockers(db: Tx, filter: { scanner?: boolean | undefined } = {}): Promise<Locker[]> {
+/**
+ * Active lockers by id; `scanner` keeps only those with (true) or without (false) a scanner,
+ * `sandbox` only sandbox (true) or production (false) lockers.
+ */
+export async function activeLockers(db: Tx, filter: { scanner?: boolean | undefined; sandbox?: boolean | undefined } = {}): Promise<Locker[]> {
   let query = db.selectFrom('lockers').selectAll().where('active', '=', 1).orderBy('id');
   if (filter.scanner !== undefined) query = query.where('scanner', '=', filter.scanner ? 1 : 0);
+  if (filter.sandbox !== undefined) query = query.where('sandbox', '=', filter.sandbox ? 1 : 0);
   return (await query.execute()).map(toLocker);
 }
 
@@ -130,6 +137,11 @@ export async function mqttPasswordHash(db: Tx, lockerId: number): Promise<string
   return row?.mqtt_password_hash ?? null;
 }
 
+/** Sets the MQTT password hash of a sandbox locker (the cloud that runs it made the password). */
+export async function setSandboxMqttPasswordHash(db: Tx, lockerId: number, hash: string): Promise<void> {
+  await db.updateTable('lockers').set({ mqtt_password_hash: hash }).where('id', '=', lockerId).where('sandbox', '=', 1).execute();
+}
+
 export async function insertLocker(db: Tx, lockerId: number, fields: LockerFields, at: number): Promise<void> {
   await db.insertInto('lockers').values({ id: lockerId, ...lockerColumns(fields), updated_at: at }).execute();
 }
@@ -151,7 +163,9 @@ function lockerColumns(f: LockerFields) {
     broken: f.broken ? 1 : 0,
     scanner: f.scanner ? 1 : 0,
     profile: JSON.stringify(f.profile),
-    mqtt_password_hash: f.mqttPasswordHash,
+    sandbox: f.sandbox ? 1 : 0,
+    // A sandbox locker's password hash is the running cloud's (setSandboxMqttPasswordHash): a reload keeps it.
+    ...(f.sandbox ? {} : { mqtt_password_hash: f.mqttPasswordHash }),
   };
 }
 

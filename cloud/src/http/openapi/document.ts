@@ -15,7 +15,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
     info: {
       title: 'Parcel Locker Delivery Integration Service',
       description:
-        'Marketplace operations under /api/v4 (X-Service-Api-Key), the courier route operation under /api/v1 (Partner-Api-Key), ' +
+        'Marketplace operations under /api/v4 (X-Service-Api-Key), the sandbox under /api/v4/sandbox (sandbox marketplace keys only), the courier route operation under /api/v1 (Partner-Api-Key), ' +
         'operator endpoints under /operator (X-Operator-Api-Key), and the notifications the service sends to each marketplace ' +
         '(webhooks). Every refusal is the envelope {message, resultCode} (ErrorEnvelope); the result code decides the HTTP status.',
       version: '4.0.0',

@@ -26,7 +26,7 @@ export async function servedDocument(): Promise<unknown> {
     const config = loadConfig({});
     const deps = { cdb, clock: systemClock, random: cryptoRandom, signals: new OutboxSignals(), config, logger, metrics: createCloudMetrics() };
     const dependencies = { cdb, brokerConnected: () => undefined, fleet: () => ({ source: 'file' as const, loaded: true }) };
-    const server = await buildServer({ deps, dependencies, logger, bodyLimit: config.bodyLimitBytes, reloadFleet: () => Promise.reject(new Error('no fleet')) });
+    const server = await buildServer({ deps, dependencies, sandbox: { lockers: undefined, timeoutMs: 1_000 }, logger, bodyLimit: config.bodyLimitBytes, reloadFleet: () => Promise.reject(new Error('no fleet')) });
     try {
       return (await server.inject({ method: 'GET', url: '/docs/json' })).json();
     } finally {

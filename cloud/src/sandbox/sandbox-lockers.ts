@@ -1,0 +1,202 @@
+/**
+ * The cloud runs its fleet's sandbox lockers: one child process per active sandbox locker
+ * (locker-process.ts: simulator plus agent, its own SQLite file under SANDBOX_DATA_DIR), linked
+ * to the embedded broker with a password this process makes at each start (its hash goes to the
+ * locker's row, which a fleet reload keeps). A scheduler job compares the running lockers with
+ * the database every few seconds: it starts new and crashed ones, restarts a locker whose wiring
+ * changed and stops those no longer active. The sandbox operations find a locker's screen and
+ * simulator here (`rigOf`).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Logger } from 'pino';
+import type { BoardFamily } from '../../../shared/src/enums.js';
+import type { CloudPart, PartDeps } from '../cloud-part.js';
+import { activeLockers, type Cell, cellsOf, findCell, type Locker, setSandboxMqttPasswordHash } from '../repositories/lockers.js';
+import type { Job } from '../scheduler.js';
+import { LockerHands } from './locker-hands.js';
+import { type Lock, READY_PREFIX, type RigOrder, rigReadySchema, type SandboxRig } from './rig-order.js';
+import type { SandboxSettings } from './settings.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const SCRIPT = join(import.meta.dirname, 'locker-process.ts');
+const RECONCILE_MS = 5_000;
+const STOP_GRACE_MS = 10_000;
+
+interface Child {
+  proc: ChildProcess;
+  /** The wiring it was started with; a change restarts it. */
+  wiring: string;
+  ready: Promise<SandboxRig>;
+  rig: SandboxRig | undefined;
+  exited: Promise<void>;
+}
+
+export interface SandboxLockersOptions {
+  settings: SandboxSettings;
+  /** The embedded broker's URL once it runs; undefined with an external broker (no sandbox lockers then). */
+  brokerUrl: () => string | undefined;
+}
+
+function wiringOf(locker: Locker, cells: readonly Cell[]): string {
+  return JSON.stringify([locker.profile.boardFamily ?? null, locker.scanner, locker.timezone, cells.map((c) => [c.id, c.bus, c.board, c.lock, c.width, c.height])]);
+}
+
+export class SandboxLockers implements CloudPart {
+  readonly name = 'sandbox-lockers';
+  readonly #deps: PartDeps;
+  readonly #opts: SandboxLockersOptions;
+  readonly #log: Logger;
+  readonly #children = new Map<number, Child>();
+  readonly #job: Job<void>;
+  /** Locks the sandbox jammed, by locker: repaired once the locker has flagged the cell faulty. */
+  readonly #jams = new Map<number, Map<number, Lock>>();
+  #stopped = true;
+  #warned = false;
+
+  constructor(deps: PartDeps, opts: SandboxLockersOptions) {
+    this.#deps = deps;
+    this.#opts = opts;
+    this.#log = deps.logger.child({ part: 'sandbox-lockers' });
+    this.#job = deps.scheduler.job('sandbox-lockers', () => this.#reconcile(), { everyMs: RECONCILE_MS });
+  }
+
+  async start(): Promise<void> {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    mkdirSync(resolve(this.#opts.settings.dataDir), { recursive: true });
+    this.#job.start();
+    await this.#job.run();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#job.stop();
+    await Promise.all([...this.#children.keys()].map((id) => this.#stopChild(id)));
+  }
+
+  /** Compare with the database now (after a fleet reload) instead of within a few seconds. */
+  refresh(): Promise<void> {
+    return this.#job.run();
+  }
+
+  /** The running locker, once its process is ready; undefined when this process does not run it. */
+  async rigOf(lockerId: number): Promise<SandboxRig | undefined> {
+    const child = this.#children.get(lockerId) ?? (await this.refresh(), this.#children.get(lockerId));
+    if (!child) return undefined;
+    try {
+      return await child.ready;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The sandbox jammed this cell's lock: repair it (clear the fault) once the locker has flagged the cell faulty. */
+  jammed(lockerId: number, cellId: number, lock: Lock): void {
+    const jams = this.#jams.get(lockerId) ?? new Map<number, Lock>();
+    jams.set(cellId, lock);
+    this.#jams.set(lockerId, jams);
+  }
+
+  /** The lockers running now (the demo prints them). */
+  running(): SandboxRig[] {
+    return [...this.#children.values()].flatMap((c) => (c.rig ? [c.rig] : []));
+  }
+
+  async #reconcile(): Promise<void> {
+    if (this.#stopped) return;
+    const brokerUrl = this.#opts.brokerUrl();
+    const lockers = await activeLockers(this.#deps.cdb.db, { sandbox: true });
+    if (!brokerUrl) {
+      if (lockers.length > 0 && !this.#warned) {
+        this.#warned = true;
+        this.#log.warn({ lockers: lockers.map((l) => l.id) }, 'sandbox lockers run only with the embedded MQTT broker; none started');
+      }
+      return;
+    }
+    const wanted = new Map<number, { locker: Locker; cells: Cell[] }>();
+    for (const locker of lockers) wanted.set(locker.id, { locker, cells: await cellsOf(this.#deps.cdb.db, locker.id) });
+    for (const [id, child] of this.#children) {
+      const w = wanted.get(id);
+      if (!w || wiringOf(w.locker, w.cells) !== child.wiring || child.proc.exitCode !== null || child.proc.signalCode !== null) await this.#stopChild(id);
+    }
+    for (const [id, w] of wanted) {
+      if (!this.#children.has(id)) await this.#launch(w.locker, w.cells, brokerUrl);
+    }
+    await this.#repairJams();
+  }
+
+  /** The door-fault path has run once the cell is flagged faulty; the lock itself works again (the flag stays for the operator). */
+  async #repairJams(): Promise<void> {
+    for (const [lockerId, jams] of this.#jams) {
+      const rig = this.#children.get(lockerId)?.rig;
+      for (const [cellId, lock] of jams) {
+        const cell = await findCell(this.#deps.cdb.db, lockerId, cellId);
+        if (cell && !cell.flags.includes('faulty')) continue;
+        if (rig) await new LockerHands(rig).unjam(lock).catch((err: unknown) => this.#log.warn({ err, lockerId, cellId }, 'sandbox: repairing a jammed lock failed'));
+        jams.delete(cellId);
+      }
+    }
+  }
+
+  async #launch(locker: Locker, cells: Cell[], brokerUrl: string): Promise<void> {
+    const password = randomBytes(24).toString('base64url');
+    await setSandboxMqttPasswordHash(this.#deps.cdb.db, locker.id, createHash('sha256').update(password).digest('hex'));
+    const order: RigOrder = {
+      locker: {
+        id: locker.id,
+        name: locker.name,
+        timezone: locker.timezone,
+        ...(locker.profile.boardFamily ? { boardFamily: locker.profile.boardFamily as BoardFamily } : {}),
+        equipment: { barcodeScanner: locker.scanner },
+        cells: cells.map((c) => ({ id: c.id, width: c.width, height: c.height, bus: c.bus, board: c.board, lock: c.lock })),
+      },
+      brokerUrl,
+      password,
+      dataDir: resolve(this.#opts.settings.dataDir),
+      logLevel: this.#deps.config.logLevel,
+    };
+    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(order)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((done) => proc.once('exit', () => done()));
+    const byCell = new Map(cells.map((c) => [c.id, { bus: c.bus, board: c.board, lock: c.lock }]));
+    const timeoutMs = this.#opts.settings.timeoutSeconds * 1000;
+    const child: Child = { proc, wiring: wiringOf(locker, cells), rig: undefined, exited, ready: Promise.resolve(undefined as never) };
+    child.ready = new Promise<SandboxRig>((resolveReady, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sandbox locker ${locker.id} did not start within ${timeoutMs} ms`)), timeoutMs);
+      const lines = createInterface({ input: proc.stdout });
+      lines.on('line', (line) => {
+        if (!line.startsWith(READY_PREFIX)) return;
+        clearTimeout(timer);
+        const ready = rigReadySchema.parse(JSON.parse(line.slice(READY_PREFIX.length)));
+        child.rig = { ...ready, lockerId: locker.id, hasScanner: locker.scanner, lockOf: (cellId) => byCell.get(cellId) };
+        this.#log.info({ lockerId: locker.id, screenUrl: ready.screenUrl, simUrl: ready.simUrl }, 'sandbox locker running');
+        resolveReady(child.rig);
+      });
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`sandbox locker ${locker.id} exited`));
+      });
+    });
+    child.ready.catch((err: unknown) => this.#log.error({ err, lockerId: locker.id }, 'sandbox locker did not start; retried at the next check'));
+    void exited.then(() => {
+      if (!this.#stopped && this.#children.get(locker.id) === child) this.#log.warn({ lockerId: locker.id, code: proc.exitCode, signal: proc.signalCode }, 'sandbox locker exited');
+    });
+    this.#children.set(locker.id, child);
+  }
+
+  async #stopChild(lockerId: number): Promise<void> {
+    const child = this.#children.get(lockerId);
+    if (!child) return;
+    this.#children.delete(lockerId);
+    if (child.proc.exitCode === null && child.proc.signalCode === null) {
+      child.proc.kill('SIGTERM');
+      const timer = setTimeout(() => child.proc.kill('SIGKILL'), STOP_GRACE_MS);
+      await child.exited;
+      clearTimeout(timer);
+    }
+  }
+}
