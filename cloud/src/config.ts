@@ -36,6 +36,13 @@ export const configSchema = z.object({
    * 128 ASCII characters), is about 230 KiB.
    */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024).describe('largest accepted request body, bytes (the largest legitimate order is about 230 KiB)'),
+  idempotencyKeyHours: int(1, 30 * 24)
+    .default(24)
+    .describe('how long an Idempotency-Key keeps its first answer for retries (api.md, Safe retries); expired keys are swept'),
+  idempotencyLeaseSeconds: int(1, 3600)
+    .default(60)
+    .describe('a request holding an Idempotency-Key longer than this without answering (a crashed process) may be taken over by a retry'),
+  idempotencySweepSeconds: int(1, 24 * 3600).default(3600).describe('how often expired Idempotency-Keys are deleted'),
   logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
@@ -59,6 +66,9 @@ export const CONFIG_ENV = {
   courierCodeLength: 'COURIER_CODE_LENGTH',
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  idempotencyKeyHours: 'IDEMPOTENCY_KEY_HOURS',
+  idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',
+  idempotencySweepSeconds: 'IDEMPOTENCY_SWEEP_SECONDS',
   logLevel: 'LOG_LEVEL',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 

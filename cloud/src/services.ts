@@ -5,6 +5,7 @@ import type { CloudConfig } from './config.js';
 import type { CloudDatabase } from './db/database.js';
 import type { OutboxSignals } from './outbox/signals.js';
 import type { RandomSource } from './random.js';
+import type { RequestScope } from './request-scope.js';
 
 export interface ServiceDeps {
   cdb: CloudDatabase;
@@ -13,4 +14,6 @@ export interface ServiceDeps {
   signals: OutboxSignals;
   config: CloudConfig;
   logger: Logger;
+  /** The API call being served (request id, idempotent answer); absent for background work. */
+  request?: RequestScope;
 }
