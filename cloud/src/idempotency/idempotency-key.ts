@@ -3,7 +3,7 @@
  * mutating request, so that a retry of it gets the first answer instead of a second effect.
  *
  * - The header is a Structured Field String (`"8e03978e-40d5"`); a bare value of printable ASCII
- *   without spaces is accepted too. 1 to 255 characters once unquoted; anything else is code 3.
+ *   without spaces, quotes or backslashes is accepted too (the same key as its quoted form). 1 to 255 characters once unquoted; anything else is code 3.
  * - A key belongs to its caller (marketplace or partner) and is fingerprinted with the operation
  *   and the canonical body (key order and whitespace do not matter).
  * - Same key, same fingerprint, answered: the first answer (status and body) is replayed.
@@ -25,7 +25,8 @@ import type { ServiceDeps } from '../services.js';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-const BARE = /^[\x21-\x7e]+$/;
+/** Printable ASCII without spaces, quotes or backslashes (those belong to the quoted form). */
+const BARE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /** The key of the header value (unquoted), or code 3. */
