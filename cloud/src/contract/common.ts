@@ -3,6 +3,7 @@
  * inbound body; the response schemas serialise answers; both feed the OpenAPI document at /docs.
  */
 import { z } from 'zod';
+import { MAX_IDEMPOTENCY_HEADER_LENGTH } from '../idempotency/idempotency-key.js';
 import { isCalendarDate } from '../lockers/locker-time.js';
 import { isoDateSchema } from '../lockers/profile.js';
 
@@ -101,6 +102,7 @@ export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'tr
 export const idempotentRequestHeaders = z.looseObject({
   'idempotency-key': z
     .string()
+    .max(MAX_IDEMPOTENCY_HEADER_LENGTH)
     .optional()
     .describe(
       'Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). ' +

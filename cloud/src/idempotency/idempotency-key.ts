@@ -24,6 +24,8 @@ import { findKey, insertClaim, type KeyRef, type NewClaim, storeAnswer, takeOver
 import type { ServiceDeps } from '../services.js';
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** The header's longest form: the key quoted with every character escaped. */
+export const MAX_IDEMPOTENCY_HEADER_LENGTH = 2 * MAX_IDEMPOTENCY_KEY_LENGTH + 2;
 
 /** Printable ASCII without spaces, quotes or backslashes (those belong to the quoted form). */
 const BARE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -33,7 +35,7 @@ const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 export function parseIdempotencyKey(header: string | string[]): string {
   if (typeof header !== 'string') throw invalidRequest('Idempotency-Key must be sent once');
   // Bound the input before any pattern sees it (quotes and escapes at most double the key).
-  if (header.length > 2 * MAX_IDEMPOTENCY_KEY_LENGTH + 2) throw invalidRequest(`Idempotency-Key longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  if (header.length > MAX_IDEMPOTENCY_HEADER_LENGTH) throw invalidRequest(`Idempotency-Key longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   const quoted = SF_STRING.exec(header);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : BARE.test(header) ? header : null;
   if (key === null) throw invalidRequest('Idempotency-Key must be a quoted string or printable ASCII without spaces');
