@@ -57,7 +57,7 @@ export async function seedDay(db: CloudDatabase, day: number): Promise<void> {
       .execute();
     await tx
       .insertInto('parcels')
-      .values(ids.map((id) => ({ order_id: id, barcode: `B-${id}`, position: 0, additional_barcodes: '[]', length: 300, width: 200, height: 80, state: 'received', cell_id: 1, loaded_at: t, updated_at: t })))
+      .values(ids.map((id) => ({ order_id: id, barcode: `B-${id}`, position: 0, additional_barcodes: '[]', length: 300, width: 200, height: 80, state: 'received', cell_id: 1, loaded_at: t, updated_at: t, accessible: 0 })))
       .execute();
     await tx
       .insertInto('order_transitions')

@@ -36,6 +36,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.setValidatorCompiler(validatorCompiler);
   fastify.setSerializerCompiler(serializerCompiler);
   installErrorHandling(fastify);
+  // Set by the Idempotency-Key hooks of the mutating routes (http/idempotency.ts).
+  fastify.decorateRequest('idempotency', null);
   // Decorations only (the route groups add the hooks); the request limits use its declarations.
   await fastify.register(authentication, { deps: opts.deps });
   // First onRequest hook: counts every request before authentication (guard/request-limits.ts).

@@ -28,6 +28,7 @@ import type { ServiceDeps } from './services.js';
 import type { CloudSettings } from './settings.js';
 import type { CloudPart, PartDeps } from './cloud-part.js';
 import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
+import { IdempotencyKeySweeper } from './idempotency/key-sweeper.js';
 
 export type { CloudPart, PartDeps } from './cloud-part.js';
 
@@ -62,6 +63,8 @@ export interface RunningCloud {
   reloadFleet(): Promise<ProvisionReport>;
   /** The periodic release of reservations not loaded in time: run it now, or wait for a run. */
   readonly reservations: { sweep(): Promise<void>; settled(): Promise<void> };
+  /** Deletes expired Idempotency-Keys now (also run every `idempotencySweepSeconds`). */
+  readonly idempotencyKeys: { sweep(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -110,8 +113,10 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
 
     const partDeps: PartDeps = { ...serviceDeps, scheduler };
     const sweeper = new ReservationSweeper(serviceDeps, scheduler);
+    const keySweeper = new IdempotencyKeySweeper(serviceDeps, scheduler);
     const parts: CloudPart[] = [
       { name: 'reservation-sweeper', start: () => sweeper.start(), stop: () => sweeper.stop() },
+      { name: 'idempotency-key-sweeper', start: () => keySweeper.start(), stop: () => keySweeper.stop() },
       ...[...(background?.parts() ?? []), ...(deps.parts ?? [])].map((make) => make(partDeps)),
     ];
     for (const part of parts) {
@@ -145,6 +150,7 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       sandbox,
       reloadFleet,
       reservations: { sweep: () => sweeper.sweep(), settled: () => sweeper.settled() },
+      idempotencyKeys: { sweep: () => keySweeper.sweep() },
       stop: () => (stopping ??= unwind()),
     };
   } catch (err) {

@@ -39,6 +39,13 @@ export const configSchema = z.object({
   metricsRequireKey: envFlag
     .default(false)
     .describe('`true`: `GET /metrics` needs an operator key (`X-Operator-Api-Key`, or `Authorization: Bearer <key>` as Prometheus sends it); `false`: open, like most exporters'),
+  idempotencyKeyHours: int(1, 30 * 24)
+    .default(24)
+    .describe('how long an Idempotency-Key keeps its first answer for retries (api.md, Safe retries); expired keys are swept'),
+  idempotencyLeaseSeconds: int(1, 3600)
+    .default(60)
+    .describe('a request holding an Idempotency-Key longer than this without answering (a crashed process) may be taken over by a retry'),
+  idempotencySweepSeconds: int(1, 24 * 3600).default(3600).describe('how often expired Idempotency-Keys are deleted'),
   logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
@@ -63,6 +70,9 @@ export const CONFIG_ENV = {
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   metricsRequireKey: 'METRICS_REQUIRE_KEY',
+  idempotencyKeyHours: 'IDEMPOTENCY_KEY_HOURS',
+  idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',
+  idempotencySweepSeconds: 'IDEMPOTENCY_SWEEP_SECONDS',
   logLevel: 'LOG_LEVEL',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 

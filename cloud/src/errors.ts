@@ -12,13 +12,22 @@ export const RUSSIAN_MESSAGES = {
   [ResultCode.MarketplaceNotActive]: 'Учетная запись маркетплейса не активна',
 } as const;
 
+/** What an error may add to its envelope beyond the code. */
+export interface DomainErrorOptions {
+  /** The HTTP status when not the code's usual one (http/error-handler.ts). */
+  status?: number;
+  /** Retry-After seconds. */
+  retryAfterSeconds?: number;
+  /** Extension fields added to the envelope next to message and resultCode. */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
 export class DomainError extends Error {
   override readonly name = 'DomainError';
   constructor(
     readonly resultCode: ResultCode,
     message: string,
-    /** The HTTP status when not the code's usual one (the sandbox's 404, 503, 504). */
-    readonly httpStatus?: number,
+    readonly options: DomainErrorOptions = {},
   ) {
     super(message);
   }
@@ -36,6 +45,6 @@ export class RetryLaterError extends DomainError {
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(ResultCode.TooManyRequests, message);
+    super(ResultCode.TooManyRequests, message, { retryAfterSeconds });
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Builds the Fastify instance around the app plugin and listens. The server-wide parts live here:
- * the body limit, JSON bodies as UTF-8, and the envelope for refusals before any route
- * (transport-errors.ts), so that every answer, whatever goes wrong, is `{message, resultCode}`,
- * and the HTTP metrics' hook, which sees every answer.
+ * the body limit, JSON bodies as UTF-8, the X-Request-Id of every answer, and the envelope for
+ * refusals before any route (transport-errors.ts), so that every answer, whatever goes wrong, is
+ * `{message, resultCode}`, and the HTTP metrics' hook, which sees every answer.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { app, type AppOptions } from './app.js';
 import { RequestLogController } from './http/request-log.js';
 import { handleError } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { answerRequestId, genReqId } from './http/request-id.js';
 import { checkUrl, transportErrorOptions } from './http/transport-errors.js';
 
 export interface ServerOptions extends AppOptions {
@@ -23,10 +24,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     loggerInstance: opts.logger,
     logController: new RequestLogController(),
     bodyLimit: opts.bodyLimit,
+    // The id comes from genReqId alone (the caller's X-Request-Id only when valid).
+    requestIdHeader: false,
+    genReqId,
     ...transportErrorOptions,
   }) as unknown as FastifyInstance;
   server.setErrorHandler(handleError);
   installJsonBodyParser(server);
+  server.addHook('onRequest', answerRequestId);
   server.addHook('onRequest', checkUrl);
   opts.deps.metrics.http.install(server);
   await server.register(app, { deps: opts.deps, reloadFleet: opts.reloadFleet, dependencies: opts.dependencies, sandbox: opts.sandbox });

@@ -6,6 +6,7 @@ import type { CloudDatabase } from './db/database.js';
 import type { CloudMetrics } from './metrics/cloud-metrics.js';
 import type { OutboxSignals } from './outbox/signals.js';
 import type { RandomSource } from './random.js';
+import type { RequestScope } from './request-scope.js';
 
 export interface ServiceDeps {
   cdb: CloudDatabase;
@@ -16,4 +17,6 @@ export interface ServiceDeps {
   logger: Logger;
   /** The process's metrics (metrics/cloud-metrics.ts): each rule records its own. */
   metrics: CloudMetrics;
+  /** The API call being served (request id, idempotent answer); absent for background work. */
+  request?: RequestScope;
 }

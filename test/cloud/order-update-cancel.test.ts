@@ -110,7 +110,7 @@ describe.each(testEngines())('order update and position cancel on %s', (engine) 
       await tc.call('PUT', SMART, { ...as, body: orderBody('U-L', { parcels: [{ barcode: 'U-L-P1', dimension: LARGE }] }) });
       await tc.call('PUT', PLAIN, { ...as, body: orderBody('U-3') });
       const res = await tc.call('PUT', UPDATE, { ...as, body: { externalId: 'U-3', parcels: [{ barcode: 'U-3-P1', dimension: LARGE }] } });
-      expect(res).toEqual({ status: 400, body: { message: 'Not cells for all parcels', resultCode: 32 } });
+      expect(res).toEqual({ status: 400, body: expect.objectContaining({ message: 'Not cells for all parcels', resultCode: 32 }) });
       const order = await orderRow(tc, 'shop-a', 'U-3');
       expect(await parcelsOf(tc, order.id)).toEqual([{ barcode: 'U-3-P1', state: 'pending', cell_id: null }]);
     });

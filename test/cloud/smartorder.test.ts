@@ -107,7 +107,7 @@ describe.each(testEngines())('order creation on %s', (engine) => {
     const res = await smart(withParcels('S-X', [SMALL], { postamatId: 3 }));
     expect(res.body).toEqual({ reserved: [], temporarilyRejectedItems: ['S-X-P1'], permanentlyRejectedItems: [], toReturn: [] });
     const p = await plain(withParcels('S-Y', [SMALL], { postamatId: 3 }));
-    expect(p).toEqual({ status: 400, body: { message: 'Not cells for all parcels', resultCode: 32 } });
+    expect(p).toEqual({ status: 400, body: expect.objectContaining({ message: 'Not cells for all parcels', resultCode: 32 }) });
   });
 
   it('answers a replay with the stored answer and refuses another body under the same externalId', async () => {
@@ -150,8 +150,8 @@ describe.each(testEngines())('order creation on %s', (engine) => {
     // Nothing was held: a reservation still gets the large cell ...
     expect((await smart(withParcels('S-L', [LARGE]))).body.reserved).toEqual([{ cellId: 4, externalId: 'S-L', barcodes: ['S-L-P1'] }]);
     // ... and after that no large parcel fits a free cell.
-    expect(await plain(withParcels('P-2', [LARGE]))).toEqual({ status: 400, body: { message: 'Not cells for all parcels', resultCode: 32 } });
-    expect(await plain(withParcels('P-3', [SMALL, HUGE]))).toEqual({ status: 400, body: { message: 'Not cells for all parcels', resultCode: 32 } });
+    expect(await plain(withParcels('P-2', [LARGE]))).toEqual({ status: 400, body: expect.objectContaining({ message: 'Not cells for all parcels', resultCode: 32 }) });
+    expect(await plain(withParcels('P-3', [SMALL, HUGE]))).toEqual({ status: 400, body: expect.objectContaining({ message: 'Not cells for all parcels', resultCode: 32 }) });
     expect(await tc.db.db.selectFrom('orders').select('id').where('external_id', 'in', ['P-2', 'P-3']).execute()).toHaveLength(0);
     // A replay of order/create is answered from the stored answer.
     expect(await plain(withParcels('P-1', [LARGE]))).toEqual(ok);

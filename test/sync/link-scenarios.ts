@@ -125,7 +125,7 @@ export function linkScenarios(open: () => Promise<LinkWorld>): void {
         with_reservation: 1, request_hash: 'h', create_response: '{}', client_invoice: '{}', notification: '{}', pickup_code_hash: null,
         loaded_at: null, hold_until: null, state_changed_at: 0, created_at: 0, updated_at: 0,
       },
-      [{ order_id: `o-${id}`, barcode: `b-${id}`, position: 0, additional_barcodes: '[]', length: null, width: null, height: null, state: 'pending', cell_id: 2, loaded_at: null, updated_at: 0 }],
+      [{ order_id: `o-${id}`, barcode: `b-${id}`, position: 0, additional_barcodes: '[]', length: null, width: null, height: null, state: 'pending', cell_id: 2, loaded_at: null, updated_at: 0, accessible: 0 }],
     );
     await w.tdb.db.insertInto('partner_marketplaces').values({ partner_id: `p-${id}`, marketplace_id: 'mp' }).execute();
     for (const [sheet, validFor] of [['valid', 30 * 24 * 3600_000], ['expired', 60_000]] as const) {

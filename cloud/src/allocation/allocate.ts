@@ -28,6 +28,8 @@ export interface ParcelToPlace {
   barcode: string;
   /** As the marketplace sent it: any extent may be missing. */
   dimension: Partial<Box> | null | undefined;
+  /** Only a cell reachable from a wheelchair will do (a hard constraint). */
+  accessible?: boolean;
 }
 
 /** A cell's front opening; its depth is the locker's. */
@@ -35,6 +37,8 @@ export interface CellOpening {
   id: number;
   width: number;
   height: number;
+  /** Reachable from a wheelchair. */
+  accessible?: boolean;
 }
 
 export interface AllocationRequest {
@@ -143,7 +147,38 @@ function distinctSpaces(cellLists: readonly (readonly CellOpening[])[], depth: n
   return spaces.values();
 }
 
+/**
+ * Parcels that ask for an accessible cell are placed first, among the accessible cells only (the
+ * locker's accessible cells decide whether such a parcel is rejected permanently); the other
+ * parcels then share what is left. An order without such parcels is allocated in one pass, as
+ * described above; a mixed order gets the objective within each of the two passes.
+ */
 export function allocate(request: AllocationRequest): Allocation {
+  if (!request.parcels.some((p) => p.accessible)) return allocateOnePass(request);
+  const onlyAccessible = (cells: readonly CellOpening[]) => cells.filter((c) => c.accessible);
+  const first = allocateOnePass({
+    ...request,
+    parcels: request.parcels.filter((p) => p.accessible),
+    freeCells: onlyAccessible(request.freeCells),
+    lockerCells: onlyAccessible(request.lockerCells),
+  });
+  const used = new Set(first.cells.map((c) => c.cellId));
+  const second = allocateOnePass({
+    ...request,
+    parcels: request.parcels.filter((p) => !p.accessible),
+    freeCells: request.freeCells.filter((c) => !used.has(c.id)),
+  });
+  const temporarily = new Set([...first.temporarilyRejected, ...second.temporarilyRejected]);
+  const permanently = new Set([...first.permanentlyRejected, ...second.permanentlyRejected]);
+  const barcodes = request.parcels.map((p) => p.barcode);
+  return {
+    cells: [...first.cells, ...second.cells].sort((a, b) => a.cellId - b.cellId),
+    temporarilyRejected: barcodes.filter((b) => temporarily.has(b)),
+    permanentlyRejected: barcodes.filter((b) => permanently.has(b)),
+  };
+}
+
+function allocateOnePass(request: AllocationRequest): Allocation {
   const options = request.options ? allocationOptionsSchema.parse(request.options) : DEFAULT_ALLOCATION_OPTIONS;
   const { parcels, depth } = request;
   const sized = parcels.map((p) => sizeParcel(p.dimension, options));

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ResultCode } from '../../../shared/src/enums.js';
+import { MAX_IDEMPOTENCY_HEADER_LENGTH } from '../idempotency/idempotency-key.js';
 import { isCalendarDate } from '../lockers/locker-time.js';
 import { isoDateSchema } from '../lockers/profile.js';
 
@@ -100,3 +101,23 @@ export const errorResponses = {
 
 /** Query-string booleans: `true` / `false`. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** Headers of the mutating operations (order create, update, cancel, extension, route sheet). */
+export const idempotentRequestHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .max(MAX_IDEMPOTENCY_HEADER_LENGTH)
+    .optional()
+    .describe(
+      'Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). ' +
+        'The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; ' +
+        'with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours.',
+    ),
+});
+
+/** Error answers of the mutating operations: those of every operation, and the Idempotency-Key's two. */
+export const idempotentErrorResponses = {
+  ...errorResponses,
+  409: errorEnvelopeSchema.describe('A request with the same Idempotency-Key is still being processed (code 4, Retry-After)'),
+  422: errorEnvelopeSchema.describe('The Idempotency-Key was used for another request (code 3)'),
+} as const;

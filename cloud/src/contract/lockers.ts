@@ -103,15 +103,33 @@ export const lockerDetailOut = z.object({
     .describe("present when the locker has cells segmented for the marketplace"),
 }).meta({ id: 'LockerDetail' });
 
-export const capacityRequestSchema = z.object({
-  postamatId: positiveInt32,
-  deliveryDate: requestDate,
-  parcelSize: z.object({
-    length: positiveInt32.optional(),
-    width: positiveInt32.optional(),
-    height: positiveInt32.optional(),
-  }),
-}).meta({ id: 'CapacityQuery' });
+/** Lockers one capacity request may ask about (extension `postamatIds`). */
+export const CAPACITY_LOCKERS_MAX = 20;
+
+export const capacityRequestSchema = z
+  .object({
+    postamatId: positiveInt32.optional().describe('the locker (the contract\'s form; required unless postamatIds is sent)'),
+    postamatIds: z
+      .array(positiveInt32)
+      .min(1)
+      .max(CAPACITY_LOCKERS_MAX)
+      .optional()
+      .describe(
+        `Extension beyond the contract: up to ${CAPACITY_LOCKERS_MAX} lockers at once, instead of postamatId; ` +
+          'the answer is then {postamats: {"<postamatId>": <the one-locker answer>}}',
+      ),
+    deliveryDate: requestDate,
+    parcelSize: z.object({
+      length: positiveInt32.optional(),
+      width: positiveInt32.optional(),
+      height: positiveInt32.optional(),
+    }),
+  })
+  .refine((b) => (b.postamatId === undefined) !== (b.postamatIds === undefined), {
+    message: 'send either postamatId or postamatIds',
+    path: ['postamatId'],
+  })
+  .meta({ id: 'CapacityQuery' });
 export type CapacityRequest = z.infer<typeof capacityRequestSchema>;
 
 export const capacityRecordOut = z.object({
@@ -120,6 +138,10 @@ export const capacityRecordOut = z.object({
   isBroken: z.boolean(),
 }).meta({ id: 'CapacityOfDate' });
 export const capacityOut = z.record(z.string(), capacityRecordOut).meta({ id: 'Capacity', description: 'keyed by date YYYY-MM-DD' });
+export const capacityManyOut = z
+  .object({ postamats: z.record(z.string(), capacityOut).describe('keyed by postamatId') })
+  .meta({ id: 'CapacityOfLockers', description: 'Extension beyond the contract: the answer to postamatIds' });
+export const capacityAnswerOut = z.union([capacityOut, capacityManyOut]);
 
 export const orderDetailOut = z.object({
   idPoint: z.int(),

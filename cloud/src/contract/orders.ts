@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   LIMITS,
   dateTimeSchema,
+  errorEnvelopeSchema,
   emailSchema,
   identifier,
   int32,
@@ -24,9 +25,16 @@ export const dimensionSchema = z
 
 export const parcelSchema = z
   .object({
-    barcode: identifier,
-    additionalBarcodes: z.array(identifier).max(LIMITS.barcodesPerParcel).optional(),
-    dimension: dimensionSchema.optional(),
+  barcode: identifier,
+  additionalBarcodes: z.array(identifier).max(LIMITS.barcodesPerParcel).optional(),
+  dimension: dimensionSchema.optional(),
+  accessible: z
+    .boolean()
+    .optional()
+    .describe(
+      'Extension beyond the contract: true puts the parcel only into a cell reachable from a wheelchair (the fleet file says which); ' +
+        'without such a free cell it is rejected like a parcel that does not fit',
+    ),
   })
   .meta({ id: 'Parcel' });
 export type ParcelInput = z.infer<typeof parcelSchema>;
@@ -154,3 +162,22 @@ export const extensionAnswerSchema = z
 
 export const createOrderAnswerSchema = orderAckSchema;
 
+
+export const nearestLockerOut = z.object({
+  postamatId: z.int(),
+  name: z.string(),
+  fullAddress: z.string(),
+  distanceMeters: z.int().describe('great-circle distance from the requested locker, by the fleet file coordinates'),
+});
+
+/** The envelope of order create and update: code 32 may carry the nearestLockers extension. */
+export const noCellsEnvelopeSchema = errorEnvelopeSchema.extend({
+  nearestLockers: z
+    .array(nearestLockerOut)
+    .max(5)
+    .optional()
+    .describe(
+      'Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit ' +
+        'on the delivery date, nearest first; absent when there is none',
+    ),
+});

@@ -25,6 +25,7 @@ import { codeHashInUse, courierWithSameContact, insertRouteGrants, insertRouteSh
 import { uniqueDigits } from '../random.js';
 import { type Locker, lockersByIds } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
+import { recordAnswer } from '../request-scope.js';
 
 export const MOS_REGISTRY_NOT_CHECKED = { mosRegistryStatus: 0, mosRegistryDescr: 'Not checked: no city registry is connected' } as const;
 
@@ -52,16 +53,16 @@ export async function courierWithRoute(deps: ServiceDeps, partner: Partner, req:
   const marketplaceIds = await partnerMarketplaceIds(db, partner.id);
 
   const attempt = () => createRouteSheet(deps, partner, req, lockers, validUntil, marketplaceIds, now);
-  let code: string;
+  let answer: CourierWithRouteAnswer;
   try {
-    code = await attempt();
+    answer = await attempt();
   } catch (err) {
     // A concurrent request registered the same e-mail or phone: the retry reports it as 602.
     if (!isUniqueViolation(err)) throw err;
-    code = await attempt();
+    answer = await attempt();
   }
   deps.signals.commandsRecorded(lockerIds);
-  return { ...MOS_REGISTRY_NOT_CHECKED, postamatAccessCode: code };
+  return answer;
 }
 
 async function createRouteSheet(
@@ -72,7 +73,7 @@ async function createRouteSheet(
   validUntil: ReadonlyMap<number, number>,
   marketplaceIds: string[],
   now: number,
-): Promise<string> {
+): Promise<CourierWithRouteAnswer> {
   const email = req.courier.email.toLowerCase();
   const { phone } = req.courier;
   return lockerTransaction(
@@ -113,7 +114,7 @@ async function createRouteSheet(
           },
         })),
       });
-      return code;
+      return recordAnswer(deps.request, tx, { ...MOS_REGISTRY_NOT_CHECKED, postamatAccessCode: code });
     },
   );
 }

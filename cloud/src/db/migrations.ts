@@ -348,6 +348,37 @@ const migration0007: Migration = {
 };
 
 /**
+ * Safe retries, traceable calls, accessible cells:
+ * - `idempotency_keys`: one row per (caller, Idempotency-Key): the request's fingerprint, the claim
+ *   of the request in flight (token, lease), then the first answer (status, body) replayed to
+ *   retries until `expires_at`;
+ * - `notifications.request_id`: the X-Request-Id of the API call that caused the notification;
+ * - `cells.accessible`: the cell is reachable from a wheelchair (from the fleet file);
+ * - `parcels.accessible`: the parcel must go into such a cell.
+ */
+const migration0010: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('idempotency_keys')
+      .addColumn('caller', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('token', 'text', (c) => c.notNull())
+      .addColumn('locked_until', 'bigint', (c) => c.notNull())
+      .addColumn('status', 'integer')
+      .addColumn('response', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('idempotency_keys_pk', ['caller', 'key'])
+      .execute();
+    await db.schema.createIndex('idempotency_keys_expires_ix').on('idempotency_keys').columns(['expires_at']).execute();
+    await db.schema.alterTable('notifications').addColumn('request_id', 'text').execute();
+    await db.schema.alterTable('cells').addColumn('accessible', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('parcels').addColumn('accessible', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
+/**
  * The latest health report of each locker's agent (protocol `health`), as JSON, with the door
  * faults and board errors of its interval as columns so the metrics' aggregates need no JSON.
  */
@@ -389,6 +420,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0005_rate_limits': migration0005,
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
+        '0010_idempotency_request_ids_accessible_cells': migration0010,
         '0011_locker_health': migration0011,
         '0012_sandbox': migration0012,
       });

@@ -116,6 +116,8 @@ export interface CellsTable {
   needs_inventory: Flag;
   blocked: Flag;
   updated_at: Millis;
+  /** Reachable from a wheelchair (fleet file: the cell's `accessible`, or its `bottomMm` within the locker's limit). */
+  accessible: ColumnType<Flag, Flag | undefined, Flag>;
 }
 
 export interface OrdersTable {
@@ -161,6 +163,8 @@ export interface ParcelsTable {
   cell_id: number | null;
   loaded_at: Millis | null;
   updated_at: Millis;
+  /** The parcel goes only into an accessible cell (the request's `accessible`). */
+  accessible: Flag;
 }
 
 export interface CouriersTable {
@@ -233,6 +237,8 @@ export interface NotificationsTable {
   last_error: string | null;
   delivered_at: Millis | null;
   failing_since: Millis | null;
+  /** X-Request-Id of the API call that caused it (null: caused by a locker or the storage clock); sent with it. */
+  request_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -293,6 +299,28 @@ export interface LockerHealthTable {
   received_at: Millis;
 }
 
+/**
+ * An Idempotency-Key of one caller: claimed by the first request (token, lease), then holding that
+ * request's answer until it expires (http/idempotency.ts).
+ */
+export interface IdempotencyKeysTable {
+  /** `marketplace:<id>` or `partner:<id>`: keys are per caller. */
+  caller: string;
+  key: string;
+  /** SHA-256 of the operation and the canonical body. */
+  fingerprint: string;
+  /** The claim of the request that owns the key; its answer is stored only under this token. */
+  token: string;
+  /** While no answer is stored: until when the claim holds (then a retry may take it over). */
+  locked_until: Millis;
+  /** HTTP status of the first answer; null while in flight. */
+  status: number | null;
+  /** Body of the first answer (JSON text); null while in flight. */
+  response: JsonText | null;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
 export interface Database {
   marketplaces: MarketplacesTable;
   api_keys: ApiKeysTable;
@@ -315,6 +343,7 @@ export interface Database {
   locker_health: LockerHealthTable;
   rate_counters: RateCountersTable;
   guard_locks: GuardLocksTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** One fixed window of a rate or failure count (guard/window-counters.ts). */

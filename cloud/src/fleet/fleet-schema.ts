@@ -17,6 +17,17 @@ const sha256Hex = z
 const slug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'expected letters, digits, _ . - (max 64)');
 const mm = z.int().min(1).max(10_000);
 
+/**
+ * The highest cell floor reachable from a wheelchair: the usual upper limit of forward reach
+ * (about 1200 mm); a locker may set its own.
+ */
+export const DEFAULT_ACCESSIBLE_MAX_BOTTOM_MM = 1200;
+
+/** Whether the fleet file makes a cell accessible: its own flag, else its floor within the locker's reach. */
+export function cellIsAccessible(cell: Pick<FleetCell, 'accessible' | 'bottomMm'>, locker: Pick<FleetLocker, 'accessibleMaxBottomMm'>): boolean {
+  return cell.accessible ?? (cell.bottomMm !== undefined && cell.bottomMm <= locker.accessibleMaxBottomMm);
+}
+
 export const fleetCellSchema = z.strictObject({
   id: int32.describe('cellId of the API, unique within the locker'),
   width: mm.describe('front opening width, mm'),
@@ -32,6 +43,16 @@ export const fleetCellSchema = z.strictObject({
     .array(z.enum(CELL_FLAGS))
     .default([])
     .describe('flags set when the fleet is loaded; a reload adds them but never clears one (the operator API does)'),
+  bottomMm: z
+    .int()
+    .min(0)
+    .max(10_000)
+    .optional()
+    .describe("height of the cell's floor above the ground, mm; within the locker's `accessibleMaxBottomMm` the cell counts as accessible"),
+  accessible: z
+    .boolean()
+    .optional()
+    .describe('reachable from a wheelchair; overrides what `bottomMm` says (extension: parcels asking `accessible` go only into such cells)'),
 });
 export type FleetCell = z.infer<typeof fleetCellSchema>;
 
@@ -57,6 +78,9 @@ export const fleetLockerSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe('a sandbox locker: the cloud runs it as the hardware simulator behind a real agent; only sandbox marketplaces see it (docs/sandbox.md)'),
+  accessibleMaxBottomMm: mm
+    .default(DEFAULT_ACCESSIBLE_MAX_BOTTOM_MM)
+    .describe('a cell whose `bottomMm` is at most this counts as reachable from a wheelchair (extension)'),
   cells: z.array(fleetCellSchema).min(1),
 });
 export type FleetLocker = z.infer<typeof fleetLockerSchema>;

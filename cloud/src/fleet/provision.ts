@@ -34,7 +34,7 @@ import {
 } from '../repositories/lockers.js';
 import { heldCells } from '../repositories/occupancy.js';
 import { SANDBOX_PARTNER_ID, sandboxPartner } from '../sandbox/sandbox-partner.js';
-import { type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
+import { cellIsAccessible, type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
 
 export class FleetError extends Error {
   override readonly name = 'FleetError';
@@ -150,7 +150,7 @@ async function provisionCells(tx: Tx, locker: FleetLocker, oldCells: readonly Ce
     // A reload adds the file's flags and never clears one (the operator API does).
     const flags = CELL_FLAGS.filter((f) => cell.flags.includes(f) || !!before?.flags.includes(f));
     const segment = cell.segment ? [...cell.segment].sort() : null;
-    await saveCell(tx, locker.id, { id: cell.id, width: cell.width, height: cell.height, bus: cell.bus, board: cell.board, lock: cell.lock, segment, flags }, !!before, at);
+    await saveCell(tx, locker.id, { id: cell.id, width: cell.width, height: cell.height, bus: cell.bus, board: cell.board, lock: cell.lock, segment, flags, accessible: cellIsAccessible(cell, locker) }, !!before, at);
   }
 }
 

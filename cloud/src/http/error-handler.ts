@@ -1,7 +1,8 @@
 /**
  * The one place where errors become HTTP answers: the spec's envelope `{message, resultCode}`.
  * DomainError -> its code (1, 10, 11 with 401; 2 with 500; 4 with 429 and Retry-After; the rest
- * with 400). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
+ * with 400), unless the error names its own status (Idempotency-Key: 409, 422) or adds extension
+ * fields (`nearestLockers`). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
  * -> 400 with code 3; refusals
  * of the transport keep their own status with code 3 (404 unknown path, 405 known path with
  * another method, 413 body too large; 414 and 431 come from transport-errors.ts). Anything else
@@ -9,7 +10,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
-import { DomainError, RUSSIAN_MESSAGES, RetryLaterError, invalidRequest } from '../errors.js';
+import { DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
 import { noteResultCode } from '../metrics/http.js';
 
 export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
@@ -35,10 +36,16 @@ export function clientErrorStatus(status: number | undefined): number {
   return status !== undefined && KEPT_CLIENT_STATUSES.has(status) ? status : 400;
 }
 
-/** Sends the envelope; the status defaults to the one of the result code. */
-export function sendEnvelope(reply: FastifyReply, resultCode: number, message: string, status: number = httpStatusOf(resultCode)): FastifyReply {
+/** Sends the envelope (with a domain error's extension fields after the two of the spec); the status defaults to the one of the result code. */
+export function sendEnvelope(
+  reply: FastifyReply,
+  resultCode: number,
+  message: string,
+  status: number = httpStatusOf(resultCode),
+  extra?: Readonly<Record<string, unknown>>,
+): FastifyReply {
   noteResultCode(reply, resultCode);
-  return reply.code(status).type('application/json; charset=utf-8').send({ message, resultCode });
+  return reply.code(status).type('application/json; charset=utf-8').send({ message, resultCode, ...extra });
 }
 
 /** Code 3 with the spec's Russian text and the reason. */
@@ -63,8 +70,9 @@ function validationText(err: FastifyError): string {
 export function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof DomainError) {
     if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
-    if (err instanceof RetryLaterError) void reply.header('retry-after', String(err.retryAfterSeconds));
-    return sendEnvelope(reply, err.resultCode, err.message, err.httpStatus);
+    const { status, retryAfterSeconds, extra } = err.options;
+    if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+    return sendEnvelope(reply, err.resultCode, err.message, status ?? httpStatusOf(err.resultCode), extra);
   }
   if (err.validation) {
     return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err)));

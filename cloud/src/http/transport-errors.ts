@@ -11,6 +11,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import { ResultCode } from '../../../shared/src/enums.js';
 import { type DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
 import { invalidRequestMessage, sendEnvelope } from './error-handler.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** Longest URL served (414 beyond); Node's header limit (16 KiB) covers the request line and the headers together. */
 export const MAX_URL_LENGTH = 8 * 1024;
@@ -50,7 +51,9 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
 }
 
 /** Fastify's `frameworkErrors`: the router's refusals before any route or hook. */
-export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  // Before any hook: the answer gets its X-Request-Id here.
+  void reply.header(REQUEST_ID_HEADER, req.id);
   if (err.code === 'FST_ERR_BAD_URL') {
     void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('the path is not valid percent-encoding'), 400);
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {

@@ -27,6 +27,8 @@ import type { Locker } from '../repositories/lockers.js';
 export interface LifecycleDeps {
   random: RandomSource;
   pickupCodeLength: number;
+  /** The X-Request-Id of the API call making the change: recorded with its notifications. */
+  requestId?: string;
 }
 
 export interface TransitionRequest {
@@ -130,7 +132,12 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
 
   if (req.before) await saveOrder(tx, req.before, order, req.parcelsBefore, parcels);
   else await insertOrder(tx, order, parcels);
-  const [upsertCseq] = await recordChange(tx, { at, commands: [upsertCommand(order, parcels, req.reservation), ...(req.commands ?? [])], notifications });
+  const [upsertCseq] = await recordChange(tx, {
+    at,
+    commands: [upsertCommand(order, parcels, req.reservation), ...(req.commands ?? [])],
+    notifications,
+    ...(deps?.requestId !== undefined ? { requestId: deps.requestId } : {}),
+  });
   if (rule.effects.includes('rememberRevocation')) await rememberRevocation(tx, order, upsertCseq!, at);
   if (rule.effects.includes('forgetRevocation') && from === OrderState.ReturnInitiated) await forgetRevocation(tx, order.id);
   await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) });

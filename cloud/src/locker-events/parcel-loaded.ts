@@ -68,6 +68,7 @@ function strayParcel(ctx: EventContext<LoadedEvent>, work: OrderWork): ParcelRow
     state: ParcelState.Pending,
     cell_id: null,
     loaded_at: null,
+    accessible: 0,
     updated_at: ctx.now,
   };
 }

@@ -5,7 +5,7 @@
 import { boxFitsCell } from '../../../shared/src/geometry.js';
 import { sizeParcel } from '../allocation/allocate.js';
 import type { z } from 'zod';
-import type { CapacityRequest, capacityOut, lockerDetailOut, lockerListItemOut } from '../contract/lockers.js';
+import type { CapacityRequest, capacityManyOut, capacityOut, lockerDetailOut, lockerListItemOut } from '../contract/lockers.js';
 import { invalidRequest } from '../errors.js';
 import { activeLockers, type Cell, findLocker, type Locker } from '../repositories/lockers.js';
 import { seesLocker } from '../sandbox/isolation.js';
@@ -41,8 +41,21 @@ async function knownLocker(deps: ServiceDeps, marketplace: Caller, lockerId: num
   return locker;
 }
 
-export async function capacity(deps: ServiceDeps, marketplace: Caller, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
-  const locker = await knownLocker(deps, marketplace, req.postamatId);
+/** The capacity answer of one locker, or (extension `postamatIds`) of several, keyed by id. */
+export async function capacity(
+  deps: ServiceDeps,
+  marketplace: Caller,
+  req: CapacityRequest,
+): Promise<z.infer<typeof capacityOut> | z.infer<typeof capacityManyOut>> {
+  if (req.postamatIds === undefined) return lockerCapacity(deps, marketplace, await knownLocker(deps, marketplace, req.postamatId!), req);
+  const ids = [...new Set(req.postamatIds)];
+  const lockers = await Promise.all(ids.map((id) => knownLocker(deps, marketplace, id)));
+  const postamats: Record<string, z.infer<typeof capacityOut>> = {};
+  for (const locker of lockers) postamats[String(locker.id)] = await lockerCapacity(deps, marketplace, locker, req);
+  return { postamats };
+}
+
+async function lockerCapacity(deps: ServiceDeps, marketplace: Caller, locker: Locker, req: CapacityRequest): Promise<z.infer<typeof capacityOut>> {
   const view = await lockerView(deps, locker);
   const box = sizeParcel(req.parcelSize, deps.config.allocation).box;
   const totalCapacity = int8(marketplaceCells(view, marketplace.id).length);

@@ -1,7 +1,8 @@
 /**
  * One attempt to deliver one notification: POST {receiver_url}/<kind> with the stored body (as an
  * object or a one-element array, per marketplace), `Content-Type: application/json`, Basic auth,
- * `X-Notification-Id` (the row's uid, stable across attempts) and, with an HMAC secret, the
+ * `X-Notification-Id` (the row's uid, stable across attempts), `X-Request-Id` (the API call that
+ * caused it, when one did) and, with an HMAC secret, the
  * signature header. HTTPS verifies the receiver's certificate against the system roots plus the
  * marketplace's CA file when it has one; plain http only when the settings allow it. Only HTTP
  * 200 counts as delivered; redirects are not followed.
@@ -25,6 +26,8 @@ export interface ReceiverClientOptions {
 }
 
 export const NOTIFICATION_ID_HEADER = 'x-notification-id';
+/** The X-Request-Id of the API call that caused the notification (absent when none did). */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 function failure(error: string, status: number | null = null): AttemptOutcome {
   return { ok: false, status, error: scrubText(error) };
@@ -72,6 +75,7 @@ export class ReceiverClient {
 
     const body = receiver.bodyForm === 'array' ? `[${notification.bodyJson}]` : notification.bodyJson;
     const headers: Record<string, string> = { 'content-type': 'application/json', [NOTIFICATION_ID_HEADER]: notification.uid };
+    if (notification.requestId !== null) headers[REQUEST_ID_HEADER] = notification.requestId;
     if (receiver.login !== null) {
       headers.authorization = `Basic ${Buffer.from(`${receiver.login}:${receiver.password ?? ''}`, 'utf8').toString('base64')}`;
     }

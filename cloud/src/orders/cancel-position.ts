@@ -27,6 +27,7 @@ import { lifecycleDeps } from './lifecycle-deps.js';
 import { lockerById } from '../repositories/lockers.js';
 import { findOrder, loadParcels } from '../repositories/orders.js';
 import { notFound } from './update-order.js';
+import { recordAnswer } from '../request-scope.js';
 
 export interface CancelPositionRequest {
   extId: string;
@@ -60,7 +61,7 @@ export async function cancelPosition(deps: ServiceDeps, marketplace: Marketplace
         at: now,
         reservation: { timezone: locker.timezone, graceMinutes: deps.config.reservationGraceMinutes },
       });
-      return { answer: { externalId: order.external_id, state: applied.order.state }, applied };
+      return { answer: await recordAnswer(deps.request, tx, { externalId: order.external_id, state: applied.order.state }), applied };
     });
     if (outcome === 'moved') {
       if (attempt >= 3) throw new Error(`order ${seen.id} kept moving between lockers`);

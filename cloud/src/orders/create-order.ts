@@ -6,11 +6,11 @@
  * refused with code 3. Concurrent identical creates end in one order: the unique constraint on
  * (marketplace, externalId) decides, and the loser answers as a replay.
  */
-import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockerTransaction } from '../db/transaction.js';
-import { DomainError, invalidRequest } from '../errors.js';
+import { invalidRequest } from '../errors.js';
 import type { CreateOrderRequest, OrderAck, ReservationResult } from '../contract/orders.js';
 import { loadLockerView, toReturn } from '../lockers/occupancy.js';
 import { applyTransition, type Applied } from '../lifecycle/apply.js';
@@ -20,8 +20,10 @@ import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
 import { findOrder } from '../repositories/orders.js';
+import { NoCellsError, withNearestLockers } from './nearest-lockers.js';
 import { allocateParcels } from './reserve.js';
 import { requestHash } from './request-hash.js';
+import { recordAnswer } from '../request-scope.js';
 
 export type CreateMode = 'smartorder/create' | 'order/create';
 
@@ -58,7 +60,7 @@ export async function createOrder(
   try {
     outcome = await lockerTransaction(cdb, [locker.id], async (tx) => {
       const raced = await findOrder(tx, marketplace.id, req.externalId);
-      if (raced) return { answer: replayAnswer(raced, hash) as ReservationResult | OrderAck };
+      if (raced) return { answer: await recordAnswer(deps.request, tx, replayAnswer(raced, hash) as ReservationResult | OrderAck) };
 
       const view = await loadLockerView(tx, locker);
       const sizes = req.parcels.map((p) => ({
@@ -66,6 +68,7 @@ export async function createOrder(
         length: p.dimension?.length ?? null,
         width: p.dimension?.width ?? null,
         height: p.dimension?.height ?? null,
+        accessible: p.accessible === true,
       }));
       const allocation = deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
       const cellOf = new Map<string, number>();
@@ -80,7 +83,7 @@ export async function createOrder(
         };
       } else {
         if (allocation.temporarilyRejected.length > 0 || allocation.permanentlyRejected.length > 0) {
-          throw new DomainError(ResultCode.NoCellsForAllParcels, 'Not cells for all parcels');
+          throw new NoCellsError({ locker, date: req.dateDelivery, parcels: sizes });
         }
         result = { externalId: req.externalId, state: OrderState.New };
       }
@@ -117,6 +120,7 @@ export async function createOrder(
         cell_id: cellOf.get(p.barcode) ?? null,
         loaded_at: null,
         updated_at: now,
+        accessible: p.accessible ? 1 : 0,
       }));
       const applied = await applyTransition(tx, lifecycleDeps(deps), {
         event: 'order.create',
@@ -128,9 +132,10 @@ export async function createOrder(
         at: now,
         reservation: { timezone: locker.timezone, graceMinutes: config.reservationGraceMinutes },
       });
-      return { answer: result, applied };
+      return { answer: await recordAnswer(deps.request, tx, result), applied };
     });
   } catch (err) {
+    if (err instanceof NoCellsError) throw await withNearestLockers(deps, marketplace.id, err);
     if (!isUniqueViolation(err)) throw err;
     // Another request (possibly another cloud process) created the order meanwhile.
     const winner = await findOrder(cdb.db, marketplace.id, req.externalId);

@@ -15,6 +15,7 @@ import type { ServiceDeps } from '../services.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
 import { lockerById } from '../repositories/lockers.js';
 import { findOrder, loadParcels } from '../repositories/orders.js';
+import { recordAnswer } from '../request-scope.js';
 
 export interface ExtensionAnswer {
   externalID: string;
@@ -49,7 +50,7 @@ export async function extendStorage(deps: ServiceDeps, marketplace: Marketplace,
       at: clock.now(),
     });
     const expire = isoWithOffset(applied.order.hold_until!, locker.timezone);
-    return { answer: { externalID: order.external_id, date_storage: expire }, applied };
+    return { answer: await recordAnswer(deps.request, tx, { externalID: order.external_id, date_storage: expire }), applied };
   });
   signalApplied(deps.signals, [outcome.applied]);
   return outcome.answer;

@@ -3,5 +3,5 @@ import type { LifecycleDeps } from '../lifecycle/apply.js';
 import type { ServiceDeps } from '../services.js';
 
 export function lifecycleDeps(deps: ServiceDeps): LifecycleDeps {
-  return { random: deps.random, pickupCodeLength: deps.config.pickupCodeLength };
+  return { random: deps.random, pickupCodeLength: deps.config.pickupCodeLength, ...(deps.request ? { requestId: deps.request.requestId } : {}) };
 }

@@ -1,5 +1,5 @@
 /** Glue between the locker view (which cells may be used) and the pure allocator (which go where). */
-import { allocate, type Allocation } from '../allocation/allocate.js';
+import { allocate, type Allocation, type CellOpening } from '../allocation/allocate.js';
 import type { AllocationOptions } from '../allocation/options.js';
 import { freeCells, marketplaceCells, type LockerView } from '../lockers/occupancy.js';
 
@@ -8,10 +8,12 @@ export interface ParcelSize {
   length: number | null;
   width: number | null;
   height: number | null;
+  /** Only an accessible cell will do (stored as 0/1 on parcel rows). */
+  accessible?: boolean | number;
 }
 
-function opening(c: { id: number; width: number; height: number }): { id: number; width: number; height: number } {
-  return { id: c.id, width: c.width, height: c.height };
+function opening(c: CellOpening & { accessible: boolean }): CellOpening {
+  return { id: c.id, width: c.width, height: c.height, accessible: c.accessible };
 }
 
 /** Places parcels into the cells the marketplace may reserve now. */
@@ -28,7 +30,7 @@ export function allocateParcels(
     ...(p.height !== null ? { height: p.height } : {}),
   });
   return allocate({
-    parcels: parcels.map((p) => ({ barcode: p.barcode, dimension: dimension(p) })),
+    parcels: parcels.map((p) => ({ barcode: p.barcode, dimension: dimension(p), accessible: !!p.accessible })),
     freeCells: freeCells(view, marketplaceId, ownOrderId).map(opening),
     lockerCells: marketplaceCells(view, marketplaceId).map(opening),
     depth: view.locker.depth,

@@ -28,7 +28,9 @@ import { lifecycleDeps } from './lifecycle-deps.js';
 import { checkDeliveryDate, lockerForOrders } from './order-lockers.js';
 import { lockerById } from '../repositories/lockers.js';
 import { findOrder, loadParcels } from '../repositories/orders.js';
+import { NoCellsError, withNearestLockers } from './nearest-lockers.js';
 import { allocateParcels } from './reserve.js';
+import { recordAnswer } from '../request-scope.js';
 
 export function notFound(): DomainError {
   return new DomainError(ResultCode.PostOperationNotFound, 'Post operation not found');
@@ -49,7 +51,13 @@ export async function updateOrder(deps: ServiceDeps, marketplace: Marketplace, r
   for (let attempt = 1; ; attempt++) {
     const seen = await findOrder(deps.cdb.db, marketplace.id, req.externalId);
     if (!seen) throw notFound();
-    const result = await tryUpdate(deps, marketplace, req, seen);
+    let result: UpdateAnswer | 'moved';
+    try {
+      result = await tryUpdate(deps, marketplace, req, seen);
+    } catch (err) {
+      if (err instanceof NoCellsError) throw await withNearestLockers(deps, marketplace.id, err);
+      throw err;
+    }
     if (result !== 'moved') return result;
     if (attempt >= MAX_ATTEMPTS) throw new Error(`order ${seen.id} kept moving between lockers`);
   }
@@ -82,6 +90,7 @@ async function tryUpdate(
     if (moving) for (const p of parcels) p.cell_id = p.state === ParcelState.Pending ? null : p.cell_id;
 
     const view = await loadLockerView(tx, target);
+    const updatedDate = req.dateDelivery ?? order.date_delivery;
     const pending = parcels.filter((p) => p.state === ParcelState.Pending);
     let answer: UpdateAnswer = { externalId: order.external_id, state: order.state };
     if (order.with_reservation) {
@@ -99,7 +108,7 @@ async function tryUpdate(
     } else if (moving || changed) {
       const allocation = allocateParcels(view, marketplace.id, pending, config.allocation, order.id);
       if (allocation.temporarilyRejected.length > 0 || allocation.permanentlyRejected.length > 0) {
-        throw new DomainError(ResultCode.NoCellsForAllParcels, 'Not cells for all parcels');
+        throw new NoCellsError({ locker: target, date: updatedDate, parcels: pending });
       }
     }
 
@@ -124,7 +133,7 @@ async function tryUpdate(
       commands,
       reservation: { timezone: target.timezone, graceMinutes: config.reservationGraceMinutes },
     });
-    return { answer, applied };
+    return { answer: await recordAnswer(deps.request, tx, answer), applied };
   });
   if (outcome === 'moved') return outcome;
   signalApplied(deps.signals, [outcome.applied]);
@@ -143,10 +152,13 @@ function mergeParcels(order: OrderRow, before: readonly ParcelRow[], req: Update
       length: sent.dimension?.length ?? null,
       width: sent.dimension?.width ?? null,
       height: sent.dimension?.height ?? null,
+      accessible: sent.accessible ? 1 : 0,
     };
     const known = byBarcode.get(sent.barcode);
     if (known) {
-      if (known.length !== values.length || known.width !== values.width || known.height !== values.height) changed = true;
+      if (known.length !== values.length || known.width !== values.width || known.height !== values.height || known.accessible !== values.accessible) {
+        changed = true;
+      }
       Object.assign(known, values, { updated_at: now });
     } else {
       changed = true;

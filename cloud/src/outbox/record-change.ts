@@ -31,6 +31,8 @@ export interface Change {
   at: number;
   commands?: readonly LockerCommandDraft[];
   notifications?: readonly NotificationDraft[];
+  /** The X-Request-Id of the API call that made the change, stored with (and sent with) its notifications. */
+  requestId?: string;
 }
 
 /** Appends the change's commands (cseq from the locker row) and notifications; returns the cseqs. */
@@ -38,7 +40,8 @@ export async function recordChange(tx: Tx, change: Change): Promise<number[]> {
   const cseqs: number[] = [];
   for (const cmd of change.commands ?? []) cseqs.push(await appendCommand(tx, cmd.lockerId, cmd.body, change.at));
   for (const n of change.notifications ?? []) {
-    await insertNotification(tx, { marketplaceId: n.marketplaceId, orderId: n.orderId, kind: n.kind, body: JSON.stringify(n.body) }, change.at);
+    const notification = { marketplaceId: n.marketplaceId, orderId: n.orderId, kind: n.kind, body: JSON.stringify(n.body), requestId: change.requestId ?? null };
+    await insertNotification(tx, notification, change.at);
   }
   return cseqs;
 }

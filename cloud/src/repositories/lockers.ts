@@ -35,6 +35,8 @@ export interface Cell {
   segment: string[] | null;
   /** In the protocol's order (CELL_FLAGS). */
   flags: CellFlag[];
+  /** Reachable from a wheelchair (fleet file). */
+  accessible: boolean;
 }
 
 /** What the fleet file sets on a locker: the locker but its id and time of change, and its MQTT password. */
@@ -88,6 +90,7 @@ function toCell(row: CellRow): Cell {
     lock: row.lock,
     segment: row.segment === null ? null : (JSON.parse(row.segment) as string[]),
     flags: cellFlags(row),
+    accessible: !!row.accessible,
   };
 }
 
@@ -193,6 +196,7 @@ export async function saveCell(db: Tx, lockerId: number, cell: CellFields, exist
     lock: cell.lock,
     segment: cell.segment === null ? null : JSON.stringify(cell.segment),
     ...flagColumns(cell.flags),
+    accessible: cell.accessible ? 1 : 0,
     updated_at: at,
   };
   if (exists) await db.updateTable('cells').set(columns).where('locker_id', '=', lockerId).where('id', '=', cell.id).execute();

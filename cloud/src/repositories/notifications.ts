@@ -21,6 +21,8 @@ export interface NewNotification {
   kind: string;
   /** The JSON text that will be sent and signed. */
   body: string;
+  /** X-Request-Id of the API call that caused it; null for background changes. */
+  requestId: string | null;
 }
 
 /** A notification claimed for one delivery attempt. */
@@ -40,6 +42,8 @@ export interface ClaimedNotification {
   /** The claim's lease: when the notification becomes due again if this attempt records nothing. */
   lease: number;
   failingSince: number | null;
+  /** X-Request-Id of the API call that caused it, sent along; null when none did. */
+  requestId: string | null;
 }
 
 /** A notification as operators see it. */
@@ -60,6 +64,8 @@ export interface StoredNotification {
   lastError: string | null;
   failingSince: number | null;
   deliveredAt: number | null;
+  /** X-Request-Id of the API call that caused it; null when none did. */
+  requestId: string | null;
 }
 
 export interface NotificationFilter {
@@ -104,6 +110,7 @@ function claimed(r: NotificationRow, lease: number): ClaimedNotification {
     attempts: r.attempts + 1,
     lease,
     failingSince: r.failing_since,
+    requestId: r.request_id,
   };
 }
 
@@ -136,7 +143,16 @@ export async function claimDue(cdb: CloudDatabase, now: number, limit: number, l
 export async function insertNotification(db: Tx, n: NewNotification, at: number): Promise<void> {
   await db
     .insertInto('notifications')
-    .values({ uid: randomUUID(), marketplace_id: n.marketplaceId, order_id: n.orderId, kind: n.kind, body: n.body, created_at: at, next_attempt_at: at })
+    .values({
+      uid: randomUUID(),
+      marketplace_id: n.marketplaceId,
+      order_id: n.orderId,
+      kind: n.kind,
+      body: n.body,
+      created_at: at,
+      next_attempt_at: at,
+      request_id: n.requestId,
+    })
     .execute();
 }
 
@@ -213,6 +229,7 @@ export async function listNotifications(db: Tx, f: NotificationFilter): Promise<
     lastError: r.last_error,
     failingSince: r.failing_since,
     deliveredAt: r.delivered_at,
+    requestId: r.request_id,
   }));
 }
 

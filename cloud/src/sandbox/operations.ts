@@ -49,13 +49,13 @@ export interface OrderEffect {
 }
 
 function sandboxError(status: 503 | 504, message: string): DomainError {
-  return new DomainError(ResultCode.InternalError, message, status);
+  return new DomainError(ResultCode.InternalError, message, { status });
 }
 
 /** A production key on a sandbox path: answered as if the path did not exist. */
 export function requireSandbox(marketplace: Marketplace): void {
   if (!marketplace.sandbox) {
-    throw new DomainError(ResultCode.InvalidRequest, invalidRequest('no such operation: the sandbox operations take only sandbox marketplace keys').message, 404);
+    throw new DomainError(ResultCode.InvalidRequest, invalidRequest('no such operation: the sandbox operations take only sandbox marketplace keys').message, { status: 404 });
   }
 }
 

@@ -12,8 +12,10 @@ import {
   updateAnswerSchema,
   updateOrderSchema,
 } from '../../contract/index.js';
+import { idempotentErrorResponses, idempotentRequestHeaders } from '../../contract/common.js';
+import { noCellsEnvelopeSchema } from '../../contract/orders.js';
 import {
-  capacityOut,
+  capacityAnswerOut,
   capacityRequestSchema,
   lockerDetailOut,
   lockerDetailQuery,
@@ -30,6 +32,7 @@ import { orderDetail } from '../../orders/order-detail.js';
 import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { requireJsonBody } from '../error-handler.js';
+import { idempotentRoute, scopedDeps } from '../idempotency.js';
 import { marketplaceOf } from '../plugins/authentication.js';
 
 export const V4_PREFIX = '/api/v4';
@@ -42,6 +45,9 @@ const security = [{ serviceApiKey: [] }];
 
 export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> = (app, { deps }) => {
   const guessGuard = new CodeGuessGuard(deps);
+  const idempotent = idempotentRoute(deps);
+  /** Order create and update may answer 32 with the nearestLockers extension. */
+  const orderWriteErrors = { ...idempotentErrorResponses, 400: noCellsEnvelopeSchema };
 
   app.requireApiKey('marketplace');
   app.addHook('preValidation', requireJsonBody);
@@ -54,11 +60,14 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         tags: ['orders'],
         summary: 'Create an order and reserve cells for its parcels',
         security,
+        headers: idempotentRequestHeaders,
         body: createOrderSchema,
-        response: { 200: reservationResultSchema, ...errorResponses },
+        response: { 200: reservationResultSchema, ...orderWriteErrors },
       },
+      preHandler: idempotent.preHandler,
+      onSend: idempotent.onSend,
     },
-    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'smartorder/create'),
+    async (req) => createOrder(scopedDeps(deps, req), marketplaceOf(req), req.body, 'smartorder/create'),
   );
 
   app.put(
@@ -69,11 +78,14 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         tags: ['orders'],
         summary: 'Create an order without reserving cells (fitting free cells must exist now, else 32)',
         security,
+        headers: idempotentRequestHeaders,
         body: createOrderSchema,
-        response: { 200: createOrderAnswerSchema, ...errorResponses },
+        response: { 200: createOrderAnswerSchema, ...orderWriteErrors },
       },
+      preHandler: idempotent.preHandler,
+      onSend: idempotent.onSend,
     },
-    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'order/create'),
+    async (req) => createOrder(scopedDeps(deps, req), marketplaceOf(req), req.body, 'order/create'),
   );
 
   app.put(
@@ -84,11 +96,14 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         tags: ['orders'],
         summary: 'Update an order in state New (205, 206)',
         security,
+        headers: idempotentRequestHeaders,
         body: updateOrderSchema,
-        response: { 200: updateAnswerSchema, ...errorResponses },
+        response: { 200: updateAnswerSchema, ...orderWriteErrors },
       },
+      preHandler: idempotent.preHandler,
+      onSend: idempotent.onSend,
     },
-    async (req) => updateOrder(deps, marketplaceOf(req), req.body),
+    async (req) => updateOrder(scopedDeps(deps, req), marketplaceOf(req), req.body),
   );
 
   app.put(
@@ -99,11 +114,14 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         tags: ['orders'],
         summary: 'Cancel one parcel position (205, 207, 208, 211)',
         security,
+        headers: idempotentRequestHeaders,
         body: cancelPositionSchema,
-        response: { 200: createOrderAnswerSchema, ...errorResponses },
+        response: { 200: createOrderAnswerSchema, ...idempotentErrorResponses },
       },
+      preHandler: idempotent.preHandler,
+      onSend: idempotent.onSend,
     },
-    async (req) => cancelPosition(deps, marketplaceOf(req), req.body),
+    async (req) => cancelPosition(scopedDeps(deps, req), marketplaceOf(req), req.body),
   );
 
   app.post(
@@ -114,11 +132,14 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         tags: ['orders'],
         summary: 'Extend storage by 72 hours (state 3 only; 250, 252)',
         security,
+        headers: idempotentRequestHeaders,
         body: extensionSchema,
-        response: { 200: extensionAnswerSchema, ...errorResponses },
+        response: { 200: extensionAnswerSchema, ...idempotentErrorResponses },
       },
+      preHandler: idempotent.preHandler,
+      onSend: idempotent.onSend,
     },
-    async (req) => extendStorage(deps, marketplaceOf(req), req.body.extId),
+    async (req) => extendStorage(scopedDeps(deps, req), marketplaceOf(req), req.body.extId),
   );
 
   app.post(
@@ -142,10 +163,10 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
       schema: {
         operationId: 'getCapacity',
         tags: ['postamats'],
-        summary: 'Free cells for a parcel size from the delivery date on',
+        summary: 'Free cells for a parcel size from the delivery date on (extension: several lockers with postamatIds)',
         security,
         body: capacityRequestSchema,
-        response: { 200: capacityOut, ...errorResponses },
+        response: { 200: capacityAnswerOut, ...errorResponses },
       },
     },
     async (req) => capacity(deps, marketplaceOf(req), req.body),

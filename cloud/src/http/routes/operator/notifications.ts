@@ -32,6 +32,7 @@ const notificationView = z.object({
   lastError: z.string().nullable(),
   failingSince: isoTime,
   deliveredAt: isoTime,
+  requestId: z.string().nullable().describe('X-Request-Id of the API call that caused it (sent with it); null when none did'),
 }).meta({ id: 'Notification' });
 
 export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions> = (app, { deps }) => {
