@@ -17,7 +17,7 @@ function setup(max?: number): { raw: BetterSqlite3.Database; db: Kysely<Db>; pre
   raw.prepare = ((text: string) => {
     prepared.push(text);
     return prepare(text);
-  }) as typeof raw.prepare;
+  });
   raw.exec('create table t (id integer primary key, name text)');
   return { raw, db: new Kysely<Db>({ dialect: new SqliteDialect({ database: withStatementCache(raw, max) }) }), prepared };
 }

@@ -36,7 +36,7 @@ export function withStatementCache(db: BetterSqliteDatabase, max = MAX_STATEMENT
         reader: stmt.reader,
         all: (parameters) => stmt.all(parameters),
         run: (parameters) => stmt.run(parameters),
-        iterate: (parameters) => db.prepare(sql).iterate(parameters) as IterableIterator<unknown>,
+        iterate: (parameters) => db.prepare(sql).iterate(parameters),
       };
     },
   };
