@@ -26,6 +26,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..');
 const CELLS = 48;
 const EVENT_BATCH = 50;
+const WARM_UP_MS = 1000;
 
 interface Sizes {
   /** Seconds of load per measurement. */
@@ -44,6 +45,8 @@ const SIZES: Record<'quick' | 'full', Sizes> = {
 
 interface Server {
   url: string;
+  /** CPU time (user and system) the server process has used so far. */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -61,8 +64,13 @@ function startServer(spec: ServerSpec, cleanups: Cleanup[]): Promise<Server> {
     await exited;
   };
   cleanups.push(stop);
+  const cpuMicros = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m: { cpuMicros: number }) => resolve(m.cpuMicros));
+      child.send('cpu');
+    });
   return new Promise((resolve, reject) => {
-    child.once('message', (m: { url: string }) => resolve({ url: m.url, stop }));
+    child.once('message', (m: { url: string }) => resolve({ url: m.url, cpuMicros, stop }));
     child.once('exit', (code) => reject(new Error(`server (${spec.kind}) exited with ${code} before listening`)));
   });
 }
@@ -82,6 +90,8 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
 
 interface Measured {
   perSecond: number;
+  /** Server CPU time per request, µs: robust to other load on the machine, unlike the rate. */
+  cpuMicrosPerRequest: number;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -94,14 +104,29 @@ const median = (values: number[]): number => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
+interface Case {
+  spec: (round: number) => LoadSpec;
+  /** The servers the case loads (their CPU time is read before and after). */
+  servers: Server[];
+}
+
+const cpuOf = async (servers: Server[]) => (await Promise.all(servers.map((s) => s.cpuMicros()))).reduce((a, b) => a + b, 0);
+
 /** Each case measured `rounds` times, the cases interleaved round by round. */
-async function interleaved(cases: Record<string, (round: number) => LoadSpec>, rounds: number, log: (l: string) => void): Promise<Record<string, Measured>> {
-  const results: Record<string, LoadResult[]> = {};
+async function interleaved(cases: Record<string, Case>, rounds: number, log: (l: string) => void): Promise<Record<string, Measured>> {
+  const results: Record<string, (LoadResult & { cpuMicros: number })[]> = {};
+  // A short unmeasured run of each case first, so that the servers' code is compiled by then.
+  for (const c of Object.values(cases)) await runLoad({ ...c.spec(-1), durationMs: WARM_UP_MS });
   for (let round = 0; round < rounds; round++) {
-    for (const [name, spec] of Object.entries(cases)) {
-      const r = await runLoad(spec(round));
-      (results[name] ??= []).push(r);
-      log(`${name}: ${Math.round(r.perSecond)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms ${JSON.stringify(r.statuses)}`);
+    for (const [name, c] of Object.entries(cases)) {
+      const before = await cpuOf(c.servers);
+      const r = await runLoad(c.spec(round));
+      const cpuMicros = (await cpuOf(c.servers)) - before;
+      (results[name] ??= []).push({ ...r, cpuMicros });
+      log(
+        `${name}: ${Math.round(r.perSecond)} req/s, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ` +
+          `${Math.round(cpuMicros / r.requests)} µs server CPU per request ${JSON.stringify(r.statuses)}`,
+      );
     }
   }
   const out: Record<string, Measured> = {};
@@ -110,6 +135,7 @@ async function interleaved(cases: Record<string, (round: number) => LoadSpec>, r
     for (const r of list) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
     out[name] = {
       perSecond: list.reduce((a, r) => a + r.requests, 0) / list.reduce((a, r) => a + r.seconds, 0),
+      cpuMicrosPerRequest: list.reduce((a, r) => a + r.cpuMicros, 0) / list.reduce((a, r) => a + r.requests, 0),
       p50Ms: median(list.map((r) => r.p50Ms)),
       p99Ms: median(list.map((r) => r.p99Ms)),
       requests: list.reduce((a, r) => a + r.requests, 0),
@@ -117,6 +143,12 @@ async function interleaved(cases: Record<string, (round: number) => LoadSpec>, r
     };
   }
   return out;
+}
+
+/** Server CPU per request beside the baseline's: the ratio that other load on the machine does not move. */
+function cpuNote(m: Measured, baseline: Measured): string {
+  const ratio = baseline.cpuMicrosPerRequest / m.cpuMicrosPerRequest;
+  return `server CPU ${Math.round(m.cpuMicrosPerRequest)} µs/request against ${Math.round(baseline.cpuMicrosPerRequest)} (CPU ratio ${ratio.toFixed(3)})`;
 }
 
 function statusNote(m: Measured): string {
@@ -156,11 +188,11 @@ async function createCases(engine: Engine, sizes: Sizes, log: (l: string) => voi
         durationMs,
         request: { kind: 'smartorder/create', lockers, date, prefix: `T-${tag}-${inFlight}-${round}` },
       });
-      const cases: Record<string, (round: number) => LoadSpec> = {
-        empty: () => ({ urls: [empty.url], inFlight, durationMs, request: { kind: 'get', path: '/empty' } }),
-        one: create([first.url], 'one'),
+      const cases: Record<string, Case> = {
+        empty: { spec: () => ({ urls: [empty.url], inFlight, durationMs, request: { kind: 'get', path: '/empty' } }), servers: [empty] },
+        one: { spec: create([first.url], 'one'), servers: [first] },
       };
-      if (second) cases.two = create([first.url, second.url], 'two');
+      if (second) cases.two = { spec: create([first.url, second.url], 'two'), servers: [first, second] };
       const m = await interleaved(cases, sizes.rounds, log);
       const baseline = { name: `empty Fastify route, ${inFlight} in flight`, value: m.empty!.perSecond, unit: 'req/s' };
       const ratio = m.one!.perSecond / m.empty!.perSecond;
@@ -174,7 +206,7 @@ async function createCases(engine: Engine, sizes: Sizes, log: (l: string) => voi
         ratio,
         goal: `≥ ${goalRatio} of the empty route`,
         met: ratio >= goalRatio,
-        note: `p50 ${m.one!.p50Ms.toFixed(1)} ms; ${statusNote(m.one!)}`,
+        note: `p50 ${m.one!.p50Ms.toFixed(1)} ms; ${cpuNote(m.one!, m.empty!)}; ${statusNote(m.one!)}`,
       });
       const p99Goal = engine === 'sqlite' && inFlight === 64;
       figures.push({
@@ -193,7 +225,7 @@ async function createCases(engine: Engine, sizes: Sizes, log: (l: string) => voi
           ratio: gain,
           goal: 'faster than one process (ratio > 1)',
           met: gain > 1,
-          note: `p50 ${m.two.p50Ms.toFixed(1)} ms, p99 ${m.two.p99Ms.toFixed(1)} ms; ${statusNote(m.two)}`,
+          note: `p50 ${m.two.p50Ms.toFixed(1)} ms, p99 ${m.two.p99Ms.toFixed(1)} ms; server CPU ${Math.round(m.two.cpuMicrosPerRequest)} µs/request (both processes); ${statusNote(m.two)}`,
         });
       }
     }
@@ -213,8 +245,11 @@ async function healthByLogLevel(sizes: Sizes, log: (l: string) => void): Promise
     const info = await at('info');
     const warn = await at('warn');
     const inFlight = 16;
-    const spec = (url: string) => (): LoadSpec => ({ urls: [url], inFlight, durationMs: sizes.seconds * 1000, request: { kind: 'get', path: '/health' } });
-    const m = await interleaved({ warn: spec(warn.url), info: spec(info.url) }, sizes.rounds, log);
+    const load = (server: Server): Case => ({
+      spec: () => ({ urls: [server.url], inFlight, durationMs: sizes.seconds * 1000, request: { kind: 'get', path: '/health' } }),
+      servers: [server],
+    });
+    const m = await interleaved({ warn: load(warn), info: load(info) }, sizes.rounds, log);
     const ratio = m.info!.perSecond / m.warn!.perSecond;
     return [
       {
@@ -225,7 +260,7 @@ async function healthByLogLevel(sizes: Sizes, log: (l: string) => void): Promise
         ratio,
         goal: '≥ 0.8 of the rate at warn (the request line costs less than the request)',
         met: ratio >= 0.8,
-        note: `p99 ${m.info!.p99Ms.toFixed(1)} ms at info, ${m.warn!.p99Ms.toFixed(1)} ms at warn`,
+        note: `${cpuNote(m.info!, m.warn!)}; p99 ${m.info!.p99Ms.toFixed(1)} ms at info, ${m.warn!.p99Ms.toFixed(1)} ms at warn`,
       },
     ];
   } finally {
