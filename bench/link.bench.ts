@@ -7,127 +7,28 @@
  * records for operators. Also: heap per locker of the fleet runner (simulator plus agent, and the
  * cloud's side of its link, all in this process). SQLite always; PostgreSQL too with DATABASE_URL.
  */
-import { pino } from 'pino';
-import mqtt, { type MqttClient } from 'mqtt';
-import { startCloud } from '../cloud/src/cloud.js';
 import type { Engine } from '../cloud/src/db/database.js';
-import { readFleetFile } from '../cloud/src/fleet/provision.js';
-import { loadCloudSettings } from '../cloud/src/settings.js';
-import { startLockerRig, type LockerRig } from '../demo/fleet-runner.js';
-import { disableNagle } from '../shared/src/mqtt-nodelay.js';
-import { topics } from '../shared/src/topics.js';
-import { openTestDatabase, testEngines } from '../test/helpers/cloud-db.js';
-import { benchFleet, lockerPassword, writeFleet } from './bench-fleet.js';
+import type { LockerRig } from '../demo/fleet-runner.js';
+import { testEngines } from '../test/helpers/cloud-db.js';
 import { collectGarbage, type BenchSuite, type Comparison, type Row } from './harness.js';
+import { startLinkRig, until, type Cleanup } from './link-rig.js';
 
-const AGENT_LOCKER = 1;
-const SPARE_LOCKER = 2;
 /** Lockers started for the heap measurement. */
 const HEAP_LOCKERS = Array.from({ length: 20 }, (_, i) => 101 + i);
 const BATCH = 50;
-const CLOUD = { username: 'cloud', password: 'bench-cloud-secret' };
 
-const logger = pino({ level: 'silent' });
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanup[] = [];
 const heap: { perLockerKiB: number; rssPerLockerKiB: number } = { perLockerKiB: NaN, rssPerLockerKiB: NaN };
 
-async function until(done: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > end) throw new Error(`link bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function connect(url: string, clientId: string, username: string, password: string): Promise<MqttClient> {
-  const client = await mqtt.connectAsync(url, { clientId, username, password, protocolVersion: 4, clean: true, reconnectPeriod: 0 });
-  // The same socket setting as the link's own clients, so the baseline is the transport alone.
-  disableNagle(client);
-  cleanups.push(() => client.endAsync());
-  return client;
-}
-
-/** Waits for the agent's store to be acked up to a dseq, resolved by the link's receive hook. */
-class AckWatch {
-  #waiters: { dseq: number; resolve: () => void }[] = [];
-  seen(ackedDseq: number): void {
-    const ready = this.#waiters.filter((w) => w.dseq <= ackedDseq);
-    this.#waiters = this.#waiters.filter((w) => w.dseq > ackedDseq);
-    for (const w of ready) w.resolve();
-  }
-  until(dseq: number): Promise<void> {
-    return new Promise((resolve) => this.#waiters.push({ dseq, resolve }));
-  }
-}
-
 async function comparisonFor(engine: Engine): Promise<Comparison> {
-  const tdb = await openTestDatabase(engine);
-  const fleetInput = benchFleet([AGENT_LOCKER, SPARE_LOCKER, ...HEAP_LOCKERS], 24);
-  const fleetFile = writeFleet(fleetInput);
-  cleanups.push(() => tdb.close(), () => fleetFile.remove());
-  const settings = loadCloudSettings(
-    {},
-    {
-      config: { host: '127.0.0.1', port: 0, fleetFile: fleetFile.file, logLevel: 'silent' },
-      mqtt: { brokerHost: '127.0.0.1', brokerPort: 0, ...CLOUD },
-    },
-  );
-  const cloud = await startCloud(settings, { database: tdb, logger });
-  cleanups.push(() => cloud.stop());
-  const brokerUrl = cloud.brokerUrl!;
-  const fleet = await readFleetFile(fleetFile.file);
-  const lockerOf = (id: number) => fleet.lockers.find((l) => l.id === id)!;
-  const rig = async (id: number, hooks?: { onReceive(m: { type: string; ackedDseq?: number }): boolean }): Promise<LockerRig> =>
-    startLockerRig({
-      locker: lockerOf(id),
-      mqtt: { url: brokerUrl, password: lockerPassword(id) },
-      dataDir: fleetFile.dir,
-      screenPort: 0,
-      simPort: null,
-      logger,
-      ...(hooks ? { agentDeps: { link: { hooks } } } : {}),
-    });
-  const ready = (r: LockerRig) => r.agent.link?.connected === true && r.agent.store.cells.all().length > 0;
-
-  if (engine === 'sqlite') await measureHeap((id) => rig(id), ready);
-
-  const acks = new AckWatch();
-  const agent = await rig(AGENT_LOCKER, {
-    onReceive(m) {
-      if (m.type === 'ack' && m.ackedDseq !== undefined) acks.seen(m.ackedDseq);
-      return true;
-    },
-  });
-  cleanups.push(() => agent.stop());
-  await until(() => ready(agent), 'the agent to connect and get its layout');
-  const emit = (n: number): Promise<void> => {
-    let last = 0;
-    for (let i = 0; i < n; i++) last = agent.agent.store.outbox.emit({ type: 'code.attempt', kind: 'customer', ok: i % 2 === 0 });
-    return acks.until(last);
-  };
-
-  // The baseline: a locker's own topics, through the same broker, with no store or domain behind them.
-  const locker = await connect(brokerUrl, String(SPARE_LOCKER), String(SPARE_LOCKER), lockerPassword(SPARE_LOCKER));
-  await locker.subscribeAsync(topics.down(String(SPARE_LOCKER)), { qos: 1 });
-  locker.on('message', (_topic, payload) => void locker.publishAsync(topics.up(String(SPARE_LOCKER)), payload, { qos: 1 }));
-  const cloudSide = await connect(brokerUrl, `${CLOUD.username}-bench`, CLOUD.username, CLOUD.password);
-  await cloudSide.subscribeAsync(topics.up(String(SPARE_LOCKER)), { qos: 1 });
-  let answered: (() => void) | undefined;
-  cloudSide.on('message', () => answered?.());
-
+  const rig = await startLinkRig(engine, cleanups, HEAP_LOCKERS);
+  if (engine === 'sqlite') await measureHeap((id) => rig.startLocker(id), (r) => rig.ready(r));
   return {
     name: engine === 'sqlite' ? 'SQLite' : 'PostgreSQL',
-    baseline: {
-      name: 'raw MQTT round trip (QoS 1, down and back up)',
-      fn: () =>
-        new Promise<void>((resolve) => {
-          answered = resolve;
-          cloudSide.publish(topics.down(String(SPARE_LOCKER)), 'ping', { qos: 1 });
-        }),
-    },
+    baseline: { name: 'raw MQTT round trip (QoS 1, down and back up)', fn: () => rig.rawRoundTrip() },
     contenders: [
-      { name: '1 event, committed to acked', fn: () => emit(1) },
-      { name: `${BATCH} events, committed to acked`, fn: () => emit(BATCH) },
+      { name: '1 event, committed to acked', fn: () => rig.emit(1) },
+      { name: `${BATCH} events, committed to acked`, fn: () => rig.emit(BATCH) },
     ],
   };
 }

@@ -7,6 +7,7 @@ import { codeAttempt } from './scripted-locker.js';
 import { insertOrder } from '../../cloud/src/lifecycle/repository.js';
 import type { LockerLink } from '../../cloud/src/sync/locker-link.js';
 import type { LinkWorld } from './link-harness.js';
+import { failOnce } from './test-effect.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -216,6 +217,25 @@ export function linkScenarios(open: () => Promise<LinkWorld>): void {
     await l.events([codeAttempt(3), codeAttempt(4), codeAttempt(5)]);
     await l.waitAck(since, 5);
     expect(await w.effects(id)).toEqual([1, 2, 3, 4, 5]);
+    await l.end();
+  });
+
+  it('keeps the events of a batch before one that fails, undoes that one, and applies the rest on the resend', async () => {
+    const { id } = await w.addLocker();
+    const l = await w.connect(id, 1);
+    let since = l.mark();
+    await l.hello(0, 0, 1);
+    failOnce.add(`${id}:3`);
+    await l.events(range(1, 5).map(codeAttempt));
+    await l.waitAck(since, 2);
+    expect(await w.effects(id)).toEqual([1, 2]);
+    expect((await w.locker(id)).acked_dseq).toBe(2);
+    since = l.mark();
+    await l.events(range(3, 5).map(codeAttempt));
+    await l.waitAck(since, 5);
+    expect(await w.effects(id)).toEqual([1, 2, 3, 4, 5]);
+    const inbox = await w.tdb.db.selectFrom('inbox_events').select('dseq').where('locker_id', '=', id).orderBy('dseq').execute();
+    expect(inbox.map((r) => r.dseq)).toEqual(range(1, 5));
     await l.end();
   });
 

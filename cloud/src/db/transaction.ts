@@ -42,6 +42,26 @@ export async function lockerTransaction<T>(
   });
 }
 
+/**
+ * Runs `fn` inside a savepoint of the transaction `tx`: when it throws, its statements are undone
+ * and the transaction goes on (on PostgreSQL a failed statement otherwise aborts the whole
+ * transaction). One name for every savepoint: both engines let a savepoint reuse a name, and
+ * release or roll back the most recent of that name, so nesting works and the SQL text stays the
+ * same (SQLite's statement cache keeps it).
+ */
+export async function withSavepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint sp`.execute(tx);
+  try {
+    const result = await fn();
+    await sql`release savepoint sp`.execute(tx);
+    return result;
+  } catch (err) {
+    await sql`rollback to savepoint sp`.execute(tx);
+    await sql`release savepoint sp`.execute(tx);
+    throw err;
+  }
+}
+
 /** A transaction that touches no locker's cells or stream (still serialised on SQLite). */
 export function transaction<T>(cdb: CloudDatabase, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return lockerTransaction(cdb, [], fn);

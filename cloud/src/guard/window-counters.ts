@@ -4,10 +4,15 @@
  * returning the new count: no read-modify-write race between processes, one round trip. Windows
  * start at multiples of their length (epoch ms), so every process agrees on them. Rows of ended
  * windows are pruned at most once a minute per process.
+ *
+ * Hits that arrive while an upsert is under way wait for it and then go together in the next one,
+ * which adds them all at once: under load one statement (and on SQLite one commit) counts many
+ * requests instead of one each. Every hit is still counted before its request goes on, and each
+ * request gets its own place in the count (the new total minus the hits queued after it).
  */
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
-import { countHits, pruneCounters } from '../repositories/guard.js';
+import { countHits, pruneCounters, windowHitId, type WindowHit } from '../repositories/guard.js';
 
 export interface WindowCount {
   key: string;
@@ -19,8 +24,16 @@ export interface WindowCount {
 
 const PRUNE_EVERY_MS = 60_000;
 
+interface QueuedHits {
+  windows: WindowHit[];
+  resolve(hits: number[]): void;
+  reject(err: unknown): void;
+}
+
 export class WindowCounters {
   #lastPrune = -Infinity;
+  #queue: QueuedHits[] = [];
+  #counting = false;
 
   constructor(
     private readonly cdb: CloudDatabase,
@@ -34,9 +47,50 @@ export class WindowCounters {
       const windowStart = Math.floor(now / windowMs) * windowMs;
       return { key, windowStart, expiresAt: windowStart + windowMs };
     });
-    const hits = await countHits(this.cdb.db, windows);
+    const hits = await new Promise<number[]>((resolve, reject) => {
+      this.#queue.push({ windows, resolve, reject });
+      this.#next();
+    });
     await this.#pruneNow(now);
-    return windows.map((w) => ({ key: w.key, hits: hits.get(w.key) ?? 1, ttlMs: w.expiresAt - now }));
+    return windows.map((w, i) => ({ key: w.key, hits: hits[i]!, ttlMs: w.expiresAt - now }));
+  }
+
+  /** Starts counting what is queued unless an upsert is under way (it starts the next when done). */
+  #next(): void {
+    if (this.#counting || this.#queue.length === 0) return;
+    this.#counting = true;
+    const batch = this.#queue.splice(0);
+    void this.#count(batch).finally(() => {
+      this.#counting = false;
+      this.#next();
+    });
+  }
+
+  /** One upsert for the whole batch; never rejects (each request gets the error). */
+  async #count(batch: readonly QueuedHits[]): Promise<void> {
+    const rows = new Map<string, WindowHit & { count: number }>();
+    // Each request's place among the batch's hits of the same (key, window), from 1.
+    const places = batch.map((q) =>
+      q.windows.map((w) => {
+        const id = windowHitId(w.key, w.windowStart);
+        let row = rows.get(id);
+        if (!row) rows.set(id, (row = { ...w, count: 0 }));
+        return ++row.count;
+      }),
+    );
+    try {
+      const totals = await countHits(this.cdb.db, [...rows.values()]);
+      batch.forEach((q, i) =>
+        q.resolve(
+          q.windows.map((w, j) => {
+            const row = rows.get(windowHitId(w.key, w.windowStart))!;
+            return (totals.get(windowHitId(w.key, w.windowStart)) ?? row.count) - row.count + places[i]![j]!;
+          }),
+        ),
+      );
+    } catch (err) {
+      for (const q of batch) q.reject(err);
+    }
   }
 
   async #pruneNow(now: number): Promise<void> {

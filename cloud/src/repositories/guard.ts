@@ -11,21 +11,26 @@ export interface WindowHit {
   windowStart: number;
   /** End of the window: its row may be pruned from then on. */
   expiresAt: number;
+  /** Hits to add (several requests counted in one statement); 1 when unset. */
+  count?: number;
 }
 
+/** How countHits names a (key, window) in its answer. */
+export const windowHitId = (key: string, windowStart: number): string => `${windowStart}:${key}`;
+
 /**
- * Counts one hit on each (key, window) in one atomic upsert; answers the new counts by key. No
- * read-modify-write: processes counting at once never lose a hit.
+ * Adds the hits of each (key, window) in one atomic upsert; answers the new counts by windowHitId. No
+ * read-modify-write: processes counting at once never lose a hit. (key, window) pairs are distinct.
  */
 export async function countHits(db: Tx, hits: readonly WindowHit[]): Promise<Map<string, number>> {
   if (hits.length === 0) return new Map();
   const rows = await db
     .insertInto('rate_counters')
-    .values(hits.map((h) => ({ key: h.key, window_start: h.windowStart, hits: 1, expires_at: h.expiresAt })))
-    .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ hits: sql<number>`rate_counters.hits + 1` }))
-    .returning(['key', 'hits'])
+    .values(hits.map((h) => ({ key: h.key, window_start: h.windowStart, hits: h.count ?? 1, expires_at: h.expiresAt })))
+    .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ hits: sql<number>`rate_counters.hits + excluded.hits` }))
+    .returning(['key', 'window_start', 'hits'])
     .execute();
-  return new Map(rows.map((r) => [r.key, Number(r.hits)]));
+  return new Map(rows.map((r) => [windowHitId(r.key, Number(r.window_start)), Number(r.hits)]));
 }
 
 export async function pruneCounters(db: Tx, now: number): Promise<void> {
