@@ -21,6 +21,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
+import { cachingStatements } from './sqlite-statements.js';
 
 export type { Engine } from './engine.js';
 
@@ -157,7 +158,7 @@ function openSqlite(path: string): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL');
   // Another cloud process (or a CLI) may hold the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
 }
 
 /** One round trip to the database (health checks); throws when it cannot be reached. */
