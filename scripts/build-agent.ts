@@ -29,4 +29,4 @@ await build({
 });
 // The screen serves its page from beside the module (agent/src/screen/server.ts: ./public).
 cpSync(join(root, 'agent/src/screen/public'), join(out, 'public'), { recursive: true });
-console.log(`built ${join('dist', 'agent', 'main.js')}`);
+process.stdout.write(`built ${join('dist', 'agent', 'main.js')}\n`);
