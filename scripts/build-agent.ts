@@ -25,6 +25,7 @@ await build({
   banner: { js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);" },
   sourcemap: 'linked',
   legalComments: 'none',
+  minify: true,
   logLevel: 'warning',
 });
 // The screen serves its page from beside the module (agent/src/screen/server.ts: ./public).
