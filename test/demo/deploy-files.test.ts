@@ -37,15 +37,21 @@ describe('deployment files', () => {
   });
 
   it("the systemd unit and the Dockerfiles start entry points that exist, as one node process", () => {
+    // The agent runs built (npm run build:agent writes dist/agent/main.js from agent/src/main.ts).
     const unit = readFileSync(deploy('systemd', 'locker-agent.service'), 'utf8');
-    const exec = /^ExecStart=\/usr\/bin\/node --import tsx (\S+)$/m.exec(unit);
-    expect(exec?.[1]).toBe('agent/src/main.ts');
-    for (const [file, entry] of [
-      ['cloud.Dockerfile', 'cloud/src/main.ts'],
-      ['agent.Dockerfile', 'agent/src/main.ts'],
+    expect(/^ExecStart=\/usr\/bin\/node (\S+)$/m.exec(unit)?.[1]).toBe('dist/agent/main.js');
+    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['build:agent']).toBe('tsx scripts/build-agent.ts');
+    const build = readFileSync('scripts/build-agent.ts', 'utf8');
+    expect(build).toContain("'agent/src/main.ts'");
+    expect(build).toContain("join(root, 'dist', 'agent')");
+    expect(build).toContain("join(out, 'main.js')");
+    for (const [file, cmd, entry] of [
+      ['cloud.Dockerfile', '["node", "--import", "tsx", "cloud/src/main.ts"]', 'cloud/src/main.ts'],
+      ['agent.Dockerfile', '["node", "dist/agent/main.js"]', 'agent/src/main.ts'],
     ] as const) {
       const text = readFileSync(deploy('docker', file), 'utf8');
-      expect(text).toContain(`CMD ["node", "--import", "tsx", "${entry}"]`);
+      expect(text).toContain(`CMD ${cmd}`);
       expect(existsSync(entry)).toBe(true);
       expect(text).toMatch(/^FROM node:20-\S+ AS deps$/m);
       expect(text).toMatch(/^USER node$/m);

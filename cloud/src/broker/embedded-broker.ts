@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { CloudDatabase } from '../db/database.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
 import { mqttPasswordMatches } from './mqtt-password.js';
+import { indexedMemoryPersistence } from './retained-index.js';
 import { mqttPasswordHash } from '../repositories/lockers.js';
 
 export interface EmbeddedBrokerOptions {
@@ -80,6 +81,7 @@ export class EmbeddedBroker {
       throw new Error('the cloud MQTT username must not look like a locker id');
     }
     const aedes = await Aedes.createBroker({
+      persistence: indexedMemoryPersistence(),
       authenticate: (client, username, password, done) => {
         this.#authenticate(client, username, password).then(
           (identity) => {

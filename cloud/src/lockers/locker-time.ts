@@ -10,8 +10,16 @@ export const DEFAULT_TIMEZONE = 'Europe/Moscow';
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
+/** Zones already judged: luxon builds an Intl.DateTimeFormat for every check (ms each, per locker of a fleet file). */
+const zoneValidity = new Map<string, boolean>();
+
 export function isValidTimezone(zone: string): boolean {
-  return IANAZone.isValidZone(zone);
+  let valid = zoneValidity.get(zone);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(zone);
+    if (zoneValidity.size < 1_000) zoneValidity.set(zone, valid);
+  }
+  return valid;
 }
 
 /** A real calendar date in `YYYY-MM-DD` form (rejects 2024-02-30). */
