@@ -8,7 +8,7 @@ import { lockerTransaction } from '../../cloud/src/db/transaction.js';
 import { createLockerEventApplier } from '../../cloud/src/locker-events/apply-locker-event.js';
 import type { Engine } from '../../cloud/src/db/database.js';
 import { completeReturns, expireStorage } from '../../cloud/src/expiry/expire.js';
-import type { CommandBody, EventBody, LockerEvent } from '../../shared/src/protocol.js';
+import type { CommandBody, EventBody } from '../../shared/src/protocol.js';
 import { insertInboxEvent } from '../../cloud/src/repositories/locker-stream.js';
 import { KEYS, orderBody } from '../cloud/helpers/fleet-fixtures.js';
 import { startTestCloud, type TestCloud } from '../cloud/helpers/test-cloud.js';
