@@ -61,13 +61,18 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app,
     '/session',
     {
       config: { anyRole: true },
-      schema: { tags: ['operator'], summary: 'Sign out (the session ends, the cookie is cleared)', security, response: { 204: z.null(), ...operatorErrors } },
+      schema: {
+        tags: ['operator'],
+        summary: 'Sign out (the session ends, the cookie is cleared)',
+        security,
+        response: { 200: z.object({ signedOut: z.literal(true) }), ...operatorErrors },
+      },
     },
     async (req, reply) => {
       const token = cookieValue(req.headers.cookie, SESSION_COOKIE);
       if (token && operatorOf(req).session) await signOut(deps, token);
       void reply.header('set-cookie', sessionCookie(null, isHttps(req)));
-      return reply.code(204).send(null);
+      return { signedOut: true as const };
     },
   );
   return Promise.resolve();
