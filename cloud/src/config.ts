@@ -47,6 +47,9 @@ export const configSchema = z.object({
     .describe('a request holding an Idempotency-Key longer than this without answering (a crashed process) may be taken over by a retry'),
   idempotencySweepSeconds: int(1, 24 * 3600).default(3600).describe('how often expired Idempotency-Keys are deleted'),
   logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
+  operatorSessionIdleMinutes: int(1, 30 * 24 * 60)
+    .default(12 * 60)
+    .describe('an operator console session (`POST /operator/session`) ends after this long without a request'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });
@@ -74,6 +77,7 @@ export const CONFIG_ENV = {
   idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',
   idempotencySweepSeconds: 'IDEMPOTENCY_SWEEP_SECONDS',
   logLevel: 'LOG_LEVEL',
+  operatorSessionIdleMinutes: 'OPERATOR_SESSION_IDLE_MINUTES',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 
 export { ConfigError };

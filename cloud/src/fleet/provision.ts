@@ -33,6 +33,7 @@ import {
   updateLocker,
 } from '../repositories/lockers.js';
 import { heldCells } from '../repositories/occupancy.js';
+import { replaceOperators } from '../repositories/operators.js';
 import { SANDBOX_PARTNER_ID, sandboxPartner } from '../sandbox/sandbox-partner.js';
 import { cellIsAccessible, type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
 
@@ -90,6 +91,7 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
     if (sandbox) partners.set(SANDBOX_PARTNER_ID, sandbox);
     await savePartners(tx, partners, at);
     await replaceApiKeys(tx, apiKeys(fleet));
+    await replaceOperators(tx, fleet.operators.map((o) => ({ name: o.name, role: o.role })));
     const commands: LockerCommandDraft[] = [];
     const existing = new Map((await allLockers(tx)).map((l) => [l.id, l]));
     for (const locker of fleet.lockers) {

@@ -1,8 +1,8 @@
 /**
  * The one place where errors become HTTP answers: the spec's envelope `{message, resultCode}`.
- * DomainError -> its code (1, 10, 11 with 401; 2 with 500; 4 with 429 and Retry-After; the rest
- * with 400), unless the error names its own status (Idempotency-Key: 409, 422) or adds extension
- * fields (`nearestLockers`). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
+ * DomainError -> its code (1, 10, 11 with 401; 5 with 403; 2 with 500; 4 with 429 and Retry-After;
+ * the rest with 400), unless the error names its own status (Idempotency-Key: 409, 422) or adds
+ * extension fields (`nearestLockers`). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
  * -> 400 with code 3; refusals
  * of the transport keep their own status with code 3 (404 unknown path, 405 known path with
  * another method, 413 body too large; 414 and 431 come from transport-errors.ts). Anything else
@@ -13,8 +13,10 @@ import { ResultCode } from '../../../shared/src/enums.js';
 import { DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
 import { noteResultCode } from '../metrics/http.js';
 
-export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
+export function httpStatusOf(code: number): 400 | 401 | 403 | 429 | 500 {
   switch (code) {
+    case ResultCode.Forbidden:
+      return 403;
     case ResultCode.AuthorizationError:
     case ResultCode.MarketplaceNotActive:
     case ResultCode.OrganizationNotActive:

@@ -14,7 +14,8 @@ import type { CloudDatabase } from '../db/database.js';
 import type { CloudMetrics } from '../metrics/cloud-metrics.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import { type HeldReceiver, notificationReceiver } from '../repositories/accounts.js';
-import { type ClaimedNotification, claimDue, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
+import { type ClaimedNotification, claimDue, insertAttempt, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
+import { transaction } from '../db/transaction.js';
 import { Scheduler, type Job } from '../scheduler.js';
 import { ReceiverClient } from './receiver-client.js';
 import { failedAttempt, type FailurePolicy } from './retry-policy.js';
@@ -143,8 +144,13 @@ export class NotificationDispatcher {
         : await client.send(row, receiver);
     const now = clock.now();
     const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
+    const attempt = { notificationId: row.id, orderId: row.orderId, at: now };
     if (outcome.ok) {
-      if (await markDelivered(cdb.db, row, now)) {
+      const delivered = await transaction(cdb, async (tx) => {
+        await insertAttempt(tx, { ...attempt, status: outcome.status, error: null });
+        return markDelivered(tx, row, now);
+      });
+      if (delivered) {
         this.#deps.metrics?.notifications.delivered(row.marketplaceId);
         this.#log.info(about, 'notification delivered');
       }
@@ -152,7 +158,11 @@ export class NotificationDispatcher {
     }
     const next = failedAttempt(row, now, this.#policy);
     this.#deps.metrics?.notifications.failed(row.marketplaceId);
-    const recorded = await markFailed(cdb.db, row, { status: outcome.status, error: outcome.error.slice(0, 500), ...next });
+    const error = outcome.error.slice(0, 500);
+    const recorded = await transaction(cdb, async (tx) => {
+      await insertAttempt(tx, { ...attempt, status: outcome.status, error });
+      return markFailed(tx, row, { status: outcome.status, error, ...next });
+    });
     const failingNow = recorded && next.failingNow;
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');

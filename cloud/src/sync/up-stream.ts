@@ -12,9 +12,14 @@ import { ackedDseq, insertInboxEvent, setAckedDseq } from '../repositories/locke
 /**
  * The domain's reaction to one physical fact, inside the event's transaction (use only `tx`).
  * It may record commands and notifications through recordChange; it may return the other
- * lockers it recorded commands for, so they are pushed at once instead of at the next poll.
+ * lockers it recorded commands for, so they are pushed at once instead of at the next poll, and
+ * what to do once the transaction has committed (tell operators watching live).
  */
-export type ApplyEvent = (tx: Tx, lockerId: number, event: LockerEvent) => Promise<void | { commandsFor?: readonly number[] }>;
+export type ApplyEvent = (
+  tx: Tx,
+  lockerId: number,
+  event: LockerEvent,
+) => Promise<void | { commandsFor?: readonly number[]; afterCommit?: () => void }>;
 
 export interface EventsResult {
   /** The locker's acked_dseq after the batch (what the ack reports). */
@@ -44,8 +49,10 @@ export async function applyEvents(
   onFailure: (event: LockerEvent, err: unknown) => void,
 ): Promise<EventsResult | null> {
   const sorted = [...items].sort((a, b) => a.dseq - b.dseq);
+  // What to do once the batch has committed (the live feed); an event rolled back adds nothing.
+  const afterCommit: (() => void)[] = [];
   try {
-    return await lockerTransaction(cdb, [lockerId], async (tx) => {
+    const done = await lockerTransaction(cdb, [lockerId], async (tx) => {
       const start = await ackedDseq(tx, lockerId);
       if (start === undefined) return null;
       const result: EventsResult = { ackedDseq: start, applied: 0, duplicates: 0, gapAt: null, commandsFor: [] };
@@ -74,10 +81,13 @@ export async function applyEvents(
         result.ackedDseq = event.dseq;
         result.applied++;
         result.commandsFor.push(...(effect?.commandsFor ?? []));
+        if (effect?.afterCommit) afterCommit.push(effect.afterCommit);
       }
       if (result.applied > 0) await setAckedDseq(tx, lockerId, result.ackedDseq, receivedAt);
       return result;
     });
+    for (const run of afterCommit) run();
+    return done;
   } catch (err) {
     // The transaction itself failed (a lost connection, a failed commit): nothing of the batch holds.
     const first = sorted[0];

@@ -74,6 +74,8 @@ const KIND_OF_HEADER: Record<string, KeyKind> = {
 };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
+/** Streams answer without end (server-sent events): no request/answer to fuzz. */
+const STREAMING = new Set(['GET /operator/stream']);
 
 export function operationsOf(document: OpenApiDocument): Operation[] {
   const doc = inlineSchemaRefs(document);
@@ -81,7 +83,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, byMethod] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(byMethod)) {
-      if (!METHODS.has(method)) continue;
+      if (!METHODS.has(method) || STREAMING.has(`${method.toUpperCase()} ${path}`)) continue;
       const schemeName = Object.keys(op.security?.[0] ?? {})[0];
       const header = schemeName ? schemes[schemeName]?.name?.toLowerCase() : undefined;
       if (schemeName && (!header || !KIND_OF_HEADER[header])) throw new Error(`${method} ${path}: unknown security scheme ${schemeName}`);

@@ -16,7 +16,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       title: 'Parcel Locker Delivery Integration Service',
       description:
         'Marketplace operations under /api/v4 (X-Service-Api-Key), the sandbox under /api/v4/sandbox (sandbox marketplace keys only), the courier route operation under /api/v1 (Partner-Api-Key), ' +
-        'operator endpoints under /operator (X-Operator-Api-Key), and the notifications the service sends to each marketplace ' +
+        'operator endpoints under /operator (X-Operator-Api-Key, or the console session cookie from POST /operator/session), and the notifications the service sends to each marketplace ' +
         '(webhooks). Every refusal is the envelope {message, resultCode} (ErrorEnvelope); the result code decides the HTTP status.',
       version: '4.0.0',
     },
@@ -33,6 +33,12 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
         [KEY_SCHEMES.marketplace.scheme]: apiKey(KEY_SCHEMES.marketplace.header, "the marketplace's API key"),
         [KEY_SCHEMES.partner.scheme]: apiKey(KEY_SCHEMES.partner.header, "the delivery partner's API key"),
         [KEY_SCHEMES.operator.scheme]: apiKey(KEY_SCHEMES.operator.header, "the operator's API key"),
+        operatorSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'operator_session',
+          description: 'the console session from POST /operator/session; every request but GET also sends its X-CSRF-Token',
+        },
       },
     },
   },

@@ -33,6 +33,10 @@ const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
     description: 'rate limit of the caller, or lockout after too many wrong courier codes; retry after Retry-After seconds',
     message: `${TOO_MANY_REQUESTS_MESSAGE}: не более 3000 за 10 с, повторите через 4 с`,
   },
+  Forbidden: {
+    description: 'an operator action by a viewer, or a console session request without its X-CSRF-Token; nothing changed',
+    message: 'CSRF token missing or wrong: send the X-CSRF-Token the session answered',
+  },
   MarketplaceNotActive: { description: 'the marketplace of the key is not active', message: RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive] },
   OrganizationNotActive: { description: "the marketplace's organization is not active", message: 'Marketplace organization not active' },
   NoCellsForAllParcels: { description: 'not every parcel finds a fitting free cell', message: 'Not cells for all parcels' },

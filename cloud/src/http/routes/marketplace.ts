@@ -33,6 +33,7 @@ import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { requireJsonBody } from '../error-handler.js';
 import { idempotentRoute, scopedDeps } from '../idempotency.js';
+import { recordOrderApiCalls } from '../order-api-calls.js';
 import { marketplaceOf } from '../plugins/authentication.js';
 
 export const V4_PREFIX = '/api/v4';
@@ -51,6 +52,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
 
   app.requireApiKey('marketplace');
   app.addHook('preValidation', requireJsonBody);
+  recordOrderApiCalls(app, deps, V4_PREFIX);
 
   app.put(
     '/auth/delivery/smartorder/create',

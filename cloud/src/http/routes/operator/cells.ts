@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CELL_FLAGS, CellFlag } from '../../../../../shared/src/enums.js';
 import { CELL_OPEN_REASONS } from '../../../../../shared/src/protocol.js';
-import { errorResponses, positiveInt32 } from '../../../contract/common.js';
+import { positiveInt32 } from '../../../contract/common.js';
 import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../../operator/cell-open.js';
 import { setCellFlags } from '../../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../../services.js';
-import { security } from './shared.js';
+import { operatorOf } from '../../plugins/authentication.js';
+import { operatorErrors, reasonSchema, security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -15,8 +16,10 @@ const flagChanges = z
     [CellFlag.Dirty]: z.boolean().optional(),
     [CellFlag.NeedsInventory]: z.boolean().optional(),
     [CellFlag.Blocked]: z.boolean().optional(),
+    reason: reasonSchema.optional().describe('why (kept in the audit log)'),
   })
-  .meta({ id: 'CellFlagChanges', description: 'true sets a flag, false clears it, absent leaves it' });
+  .describe('true sets a flag, false clears it, absent leaves it; clearing faulty, dirty and needs_inventory marks an inspection done')
+  .meta({ id: 'CellFlagChanges', example: { blocked: true, reason: 'door hinge broken' } });
 
 export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.put(
@@ -31,11 +34,14 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         body: flagChanges,
         response: {
           200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }).meta({ id: 'CellFlags' }),
-          ...errorResponses,
+          ...operatorErrors,
         },
       },
     },
-    async (req) => setCellFlags(deps, req.params.postamatId, req.params.cellId, req.body),
+    async (req) => {
+      const { reason, ...changes } = req.body;
+      return setCellFlags(deps, req.params.postamatId, req.params.cellId, changes, { operator: operatorOf(req).id, reason: reason ?? null });
+    },
   );
 
   app.post(
@@ -61,12 +67,12 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
           202: z
             .object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') })
             .meta({ id: 'CellOpenAccepted' }),
-          ...errorResponses,
+          ...operatorErrors,
         },
       },
     },
     async (req, reply) => {
-      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body);
+      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body, { operator: operatorOf(req).id, reason: req.body.reason });
       return reply.code(202).send(answer);
     },
   );

@@ -1,10 +1,16 @@
 /**
- * /operator: the platform operator's own API (X-Operator-Api-Key), every route group in this
+ * /operator: the platform operator's own API (X-Operator-Api-Key or the console's session cookie;
+ * viewers read, operators also act: http/plugins/authentication.ts), every route group in this
  * folder; the services they call stay in their domain folders.
+ *   session.ts        POST/GET/DELETE /session
  *   cells.ts          PUT  /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
  *   fleet.ts          POST /fleet/reload
  *   notifications.ts  GET  /notifications, POST /notifications/redeliver
- *   alerts.ts         GET  /alerts
+ *   alerts.ts         GET  /alerts, POST /alerts/:alertId/acknowledge, POST /alerts/:alertId/resolve
+ *   lockers.ts        GET  /overview, /lockers, /lockers/:lockerId, /lockers/:lockerId/orders|commands|alerts
+ *   orders.ts         GET  /orders, /orders/:orderId/timeline; POST /orders/:orderId/extend
+ *   audit.ts          GET  /audit
+ *   stream.ts         GET  /stream (server-sent events)
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from '../../../fleet/provision.js';
@@ -14,6 +20,11 @@ import { alertRoutes } from './alerts.js';
 import { cellRoutes } from './cells.js';
 import { fleetRoutes } from './fleet.js';
 import { notificationRoutes } from './notifications.js';
+import { sessionRoutes } from './session.js';
+import { auditRoutes } from './audit.js';
+import { lockerRoutes } from './lockers.js';
+import { orderRoutes } from './orders.js';
+import { streamRoutes } from './stream.js';
 
 export const OPERATOR_PREFIX = '/operator';
 
@@ -26,9 +37,14 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   app.requireApiKey('operator');
   app.addHook('preValidation', requireJsonBody);
 
+  await app.register(sessionRoutes, { deps });
   await app.register(cellRoutes, { deps });
   await app.register(fleetRoutes, { reloadFleet });
   await app.register(notificationRoutes, { deps });
   await app.register(alertRoutes, { deps });
+  await app.register(lockerRoutes, { deps });
+  await app.register(orderRoutes, { deps });
+  await app.register(auditRoutes, { deps });
+  await app.register(streamRoutes, { deps });
   await app.register((await import('./health.js')).healthRoutes, { deps });
 };

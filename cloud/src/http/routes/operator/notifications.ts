@@ -5,10 +5,11 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS, errorResponses, requestString } from '../../../contract/common.js';
+import { LIMITS, requestString } from '../../../contract/common.js';
 import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
 import type { ServiceDeps } from '../../../services.js';
-import { iso, isoTime, limit, rowId, security } from './shared.js';
+import { operatorOf } from '../../plugins/authentication.js';
+import { iso, isoTime, limit, operatorErrors, reasonSchema, rowId, security } from './shared.js';
 
 export interface NotificationRoutesOptions {
   deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'signals'>;
@@ -51,7 +52,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
           beforeId: rowId.optional(),
           limit,
         }),
-        response: { 200: z.object({ notifications: z.array(notificationView) }).meta({ id: 'NotificationList' }), ...errorResponses },
+        response: { 200: z.object({ notifications: z.array(notificationView) }).meta({ id: 'NotificationList' }), ...operatorErrors },
       },
     },
     async (req) => {
@@ -80,15 +81,16 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
         security,
         body: z
           .union([
-            z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
-            z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
+            z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest), reason: reasonSchema.optional() }),
+            z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional(), reason: reasonSchema.optional() }),
           ])
           .meta({ id: 'Redelivery' }),
-        response: { 200: z.object({ orders: z.int(), notifications: z.int() }).meta({ id: 'RedeliveryResult' }), ...errorResponses },
+        response: { 200: z.object({ orders: z.int(), notifications: z.int() }).meta({ id: 'RedeliveryResult' }), ...operatorErrors },
       },
     },
     async (req) => {
-      const result = await redeliver(deps.cdb, deps.clock.now(), req.body);
+      const { reason, ...target } = req.body;
+      const result = await redeliver(deps.cdb, deps.clock.now(), target, { operator: operatorOf(req).id, reason: reason ?? null });
       if (result.notifications > 0) deps.signals.notificationsRecorded();
       return result;
     },
