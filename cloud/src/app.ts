@@ -11,6 +11,7 @@ import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { authentication } from './http/plugins/authentication.js';
+import { consoleRoutes } from './http/routes/console.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { healthRoutes } from './http/routes/health.js';
 import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
@@ -57,6 +58,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(marketplaceRoutes, { prefix: V4_PREFIX, deps: opts.deps });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
+  // The operator's web console (static files; it calls the /operator API above).
+  await fastify.register(consoleRoutes);
 };
 
 export { API_KEY_HEADERS };
