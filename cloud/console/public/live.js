@@ -5,6 +5,8 @@ const listeners = new Map();
 const statusListeners = new Set();
 let source = null;
 let connected = false;
+let everConnected = false;
+let retry = null;
 
 function setConnected(value) {
   connected = value;
@@ -22,21 +24,37 @@ function dispatch(type, event) {
 }
 
 export function startLive() {
+  clearTimeout(retry);
   if (source) return;
   source = new EventSource('/operator/stream');
-  source.onopen = () => setConnected(true);
+  source.onopen = () => {
+    // After a gap the screens read their views again: events of the gap are not replayed.
+    const wasDown = everConnected && !connected;
+    everConnected = true;
+    setConnected(true);
+    if (wasDown) for (const set of listeners.values()) for (const fn of set) fn(null);
+  };
   // EventSource reconnects by itself; the indicator shows the gap.
-  source.onerror = () => setConnected(false);
+  source.onerror = () => {
+    setConnected(false);
+    // An HTTP error answer (not a dropped connection) closes it for good: try again later.
+    if (source?.readyState === EventSource.CLOSED) {
+      source = null;
+      retry = setTimeout(startLive, 5000);
+    }
+  };
   for (const type of ['locker', 'alert', 'order']) source.addEventListener(type, (e) => dispatch(type, e));
 }
 
 export function stopLive() {
+  clearTimeout(retry);
   source?.close();
   source = null;
+  everConnected = false;
   setConnected(false);
 }
 
-/** fn(payload) for every event of `type`; returns the unsubscribe function. */
+/** fn(payload) for every event of `type`, fn(null) after a reconnect; returns the unsubscribe function. */
 export function subscribe(type, fn) {
   if (!listeners.has(type)) listeners.set(type, new Set());
   listeners.get(type).add(fn);

@@ -143,15 +143,27 @@ function AlertsTab({ lockerId, version }) {
   }}</${Loading}>`;
 }
 
+/** The agent's latest health report (GET /operator/lockers/:id/health); 404 or no report yet: "no report". */
 function HealthTab({ lockerId, version }) {
   const state = useAsync(
-    () => get(`/lockers/${lockerId}/health`).catch((err) => (err instanceof ApiError && err.status === 404 ? { noReport: true } : Promise.reject(err))),
+    () => get(`/lockers/${lockerId}/health`).catch((err) => (err instanceof ApiError && err.status === 404 ? { report: null } : Promise.reject(err))),
     [lockerId, version],
   );
-  return html`<${Loading} state=${state}>${(data) =>
-    data.noReport
-      ? html`<div class="muted" data-tab-content="health" data-health="none">${t('noReport')}</div>`
-      : html`<div data-tab-content="health" data-health="report"><${Json} value=${data} /></div>`}</${Loading}>`;
+  return html`<${Loading} state=${state}>${(answer) => {
+    const report = answer.report;
+    if (!report) return html`<div class="muted" data-tab-content="health" data-health="none">${t('noReport')}</div>`;
+    const ms = (v) => (v == null ? '—' : `${v} ms`);
+    return html`<div data-tab-content="health" data-health="report">
+      <section class="tiles">
+        <div class="tile"><div class="tile-value">${ms(report.boards?.p50Ms)} / ${ms(report.boards?.p99Ms)}</div><div class="tile-label">${t('boardAnswers')}</div><div class="tile-sub">${report.boards?.answers ?? 0} · ${t('boardErrors', report.boards?.errors ?? 0)}</div></div>
+        <div class=${`tile ${report.doorFaults ? 'tile-warn' : ''}`}><div class="tile-value">${report.doorFaults}</div><div class="tile-label">${t('doorFaults')}</div></div>
+        <div class="tile"><div class="tile-value">${report.scans}</div><div class="tile-label">${t('scans')}</div></div>
+        <div class=${`tile ${report.outboxDepth ? 'tile-warn' : ''}`}><div class="tile-value">${report.outboxDepth}</div><div class="tile-label">${t('outboxDepth')}</div></div>
+        <div class="tile"><div class="tile-value">${report.link?.reconnects ?? 0}</div><div class="tile-label">${t('linkReconnects')}</div></div>
+      </section>
+      <div class="muted small">${t('reportedAt')} <${Time} value=${answer.reportedAt ?? report.at} /> · ${t('interval', report.intervalSeconds)} · ${report.version ?? ''}</div>
+    </div>`;
+  }}</${Loading}>`;
 }
 
 const TABS = [
@@ -171,7 +183,7 @@ export function LockerScreen({ lockerId }) {
     setVersion((v) => v + 1);
   }, 300);
   useEffect(() => {
-    const mine = (p) => String(p?.lockerId ?? p?.postamatId) === String(lockerId);
+    const mine = (p) => p === null || String(p.lockerId) === String(lockerId);
     const offs = ['locker', 'alert', 'order'].map((type) => subscribe(type, (p) => mine(p) && refresh()));
     return () => offs.forEach((off) => off());
   }, [lockerId, refresh]);

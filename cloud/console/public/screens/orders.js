@@ -64,7 +64,7 @@ export function TimelineScreen({ orderId }) {
   const canAct = useCanAct();
   const state = useAsync(() => get(`/orders/${encodeURIComponent(orderId)}/timeline`), [orderId]);
   const refresh = useThrottled(() => state.reload(), 500);
-  useEffect(() => subscribe('order', (p) => String(p?.orderId) === orderId && refresh()), [orderId, refresh]);
+  useEffect(() => subscribe('order', (p) => (p === null || String(p.orderId) === orderId) && refresh()), [orderId, refresh]);
   const extend = async () => {
     const done = await act({
       title: t('extend'),
