@@ -88,6 +88,9 @@ export const ageOf = (value) => {
   return ms == null ? null : (Date.now() - ms) / 1000;
 };
 
+/** "3 Courier loaded": the spec's number with its name. */
+export const orderStateName = (state) => (state == null ? '—' : `${state} ${t(`orderStates.${state}`) ?? ''}`.trim());
+
 export function Time({ value }) {
   return html`<time datetime=${value ?? ''} title=${formatAge(ageOf(value))}>${formatTime(value)}</time>`;
 }

@@ -3,7 +3,7 @@
 // command queue, alarms and the agent's own health report.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, put } from '../api.js';
-import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, html, useAsync, useCanAct, useThrottled } from '../components.js';
+import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 
@@ -23,11 +23,18 @@ function columnsOf(grid) {
   return [...byColumn.entries()].sort(([a], [b]) => a - b).map(([col, cells]) => [col, cells.sort((a, b) => (a.row ?? 0) - (b.row ?? 0))]);
 }
 
-function CellTile({ cell, selected, onSelect }) {
+/** Pixels per millimetre of cell height: the tallest column fits ~480 px, the smallest cell keeps room for its label. */
+function scaleOf(columns) {
+  const heights = columns.flatMap(([, cells]) => cells.map((c) => c.height || 100));
+  const tallest = Math.max(...columns.map(([, cells]) => cells.reduce((sum, c) => sum + (c.height || 100), 0)));
+  return Math.max(480 / tallest, 48 / Math.min(...heights));
+}
+
+function CellTile({ cell, selected, onSelect, scale }) {
   const state = shownState(cell);
   return html`<button
     class=${`cell state-${cell.state} ${cell.doorOpen ? 'door-open' : ''} ${selected ? 'selected' : ''}`}
-    style=${{ flexGrow: cell.height || 1 }}
+    style=${{ height: `${Math.round((cell.height || 100) * scale)}px` }}
     data-cell-id=${cell.cellId}
     data-state=${cell.state}
     data-door=${cell.doorOpen ? 'open' : 'closed'}
@@ -40,9 +47,11 @@ function CellTile({ cell, selected, onSelect }) {
 }
 
 function Front({ grid, selected, onSelect }) {
+  const columns = columnsOf(grid);
+  const scale = columns.length ? scaleOf(columns) : 1;
   return html`<div class="front" data-grid>
-    ${columnsOf(grid).map(
-      ([col, cells]) => html`<div class="column" data-column=${col}>${cells.map((c) => html`<${CellTile} key=${c.cellId} cell=${c} selected=${selected === c.cellId} onSelect=${onSelect} />`)}</div>`,
+    ${columns.map(
+      ([col, cells]) => html`<div class="column" data-column=${col}>${cells.map((c) => html`<${CellTile} key=${c.cellId} cell=${c} selected=${selected === c.cellId} onSelect=${onSelect} scale=${scale} />`)}</div>`,
     )}
   </div>`;
 }
@@ -94,7 +103,7 @@ function OrdersTab({ lockerId, version }) {
         <tbody>${items.length ? items.map((o) => html`<tr data-order-id=${o.orderId ?? o.id}>
           <td><a href=${`#/orders/${encodeURIComponent(o.orderId ?? o.id)}`}>${o.externalId ?? o.orderId}</a></td>
           <td>${o.marketplaceId ?? o.marketplace ?? ''}</td>
-          <td>${o.stateName ?? o.state}</td>
+          <td>${orderStateName(o.state)}</td>
           <td>${(o.cellIds ?? o.cells ?? []).join(', ')}</td>
           <td><${Time} value=${o.createdAt} /></td>
         </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>

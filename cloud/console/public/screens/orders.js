@@ -3,7 +3,7 @@
 // storage extension as its action.
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { Json, Loading, Pager, Time, act, html, useAsync, useCanAct, useThrottled } from '../components.js';
+import { Json, Loading, Pager, Time, act, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { itemsOf } from './locker.js';
@@ -34,7 +34,7 @@ export function OrdersScreen({ initialQuery }) {
             <td><a href=${`#/orders/${encodeURIComponent(o.orderId)}`}>${o.externalId}</a></td>
             <td>${o.marketplaceId ?? o.marketplace}</td>
             <td><a href=${`#/lockers/${o.lockerId ?? o.postamatId}`}>${o.lockerId ?? o.postamatId}</a></td>
-            <td>${o.stateName ?? o.state}</td>
+            <td>${orderStateName(o.state)}</td>
             <td class="phone">${(o.phones ?? (o.phone ? [o.phone] : [])).join(', ')}</td>
             <td>${(o.barcodes ?? []).join(', ')}</td>
             <td><${Time} value=${o.createdAt} /></td>
@@ -83,7 +83,7 @@ export function TimelineScreen({ orderId }) {
           <h2>${t('order')} ${order.externalId ?? orderId}</h2>
           ${order.marketplaceId && html`<span class="muted">${order.marketplaceId}</span>`}
           ${(order.lockerId ?? order.postamatId) && html`<a href=${`#/lockers/${order.lockerId ?? order.postamatId}`}>${t('locker')} ${order.lockerId ?? order.postamatId}</a>`}
-          ${order.state != null && html`<span class="chip">${order.stateName ?? order.state}</span>`}
+          ${order.state != null && html`<span class="chip">${orderStateName(order.state)}</span>`}
           ${canAct && html`<button data-action="extend" onClick=${extend}>${t('extend')}</button>`}
         </header>
         <h3>${t('timeline')}</h3>
