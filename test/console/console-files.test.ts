@@ -80,9 +80,12 @@ describe('the console files (/console)', () => {
     }
   });
 
-  it('sends a browser at / to the console', async () => {
-    const res = await get('/');
+  it('sends a browser at / to the console; an API client still gets the 404 envelope', async () => {
+    const res = await get('/', { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/console/');
+    const api = await get('/', { accept: 'application/json' });
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as { resultCode: number }).resultCode).toBe(3);
   });
 });

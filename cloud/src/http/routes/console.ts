@@ -107,9 +107,14 @@ const consoleFiles: FastifyPluginAsync = async (app) => {
   });
 };
 
-/** Registered at the app's root: /console and /console/... (the page at both), `/` redirects there. */
+/** Registered at the app's root: /console and /console/... (the page at both); a browser at `/` is redirected there. */
 export const consoleRoutes: FastifyPluginAsync = async (app) => {
   const hide = { schema: { hide: true } };
-  app.get('/', hide, (_req, reply) => reply.redirect(`${CONSOLE_PREFIX}/`));
+  // Only a browser (asking for HTML) is sent on; an API client still gets the 404 envelope.
+  app.get('/', hide, (req, reply) =>
+    /\btext\/html\b/.test(req.headers.accept ?? '')
+      ? reply.redirect(`${CONSOLE_PREFIX}/`)
+      : sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`no operation ${req.method} /`), 404),
+  );
   await app.register(consoleFiles, { prefix: CONSOLE_PREFIX });
 };
