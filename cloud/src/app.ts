@@ -39,7 +39,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
         title: 'Parcel Locker Delivery Integration Service',
         description:
           'Marketplace operations under /api/v4 (X-Service-Api-Key), the courier route operation under /api/v1 (Partner-Api-Key), ' +
-          'operator endpoints under /operator (X-Operator-Api-Key). Errors: {message, resultCode}.',
+          'operator endpoints under /operator (X-Operator-Api-Key, or the console session cookie from POST /operator/session). Errors: {message, resultCode}.',
         version: '4.0.0',
       },
       components: {
@@ -47,6 +47,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
           serviceApiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
           partnerApiKey: { type: 'apiKey', in: 'header', name: 'Partner-Api-Key' },
           operatorApiKey: { type: 'apiKey', in: 'header', name: 'X-Operator-Api-Key' },
+          operatorSession: { type: 'apiKey', in: 'cookie', name: 'operator_session' },
         },
       },
     },

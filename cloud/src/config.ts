@@ -37,6 +37,9 @@ export const configSchema = z.object({
    */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024).describe('largest accepted request body, bytes (the largest legitimate order is about 230 KiB)'),
   logLevel: z.enum(LOG_LEVELS).default('info').describe('log level (operations.md, Logs)'),
+  operatorSessionIdleMinutes: int(1, 30 * 24 * 60)
+    .default(12 * 60)
+    .describe('an operator console session (`POST /operator/session`) ends after this long without a request'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });
@@ -60,6 +63,7 @@ export const CONFIG_ENV = {
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   logLevel: 'LOG_LEVEL',
+  operatorSessionIdleMinutes: 'OPERATOR_SESSION_IDLE_MINUTES',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 
 export { ConfigError };

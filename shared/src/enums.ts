@@ -75,6 +75,8 @@ export const ResultCode = {
   InvalidRequest: 3,
   /** Not in the spec: rate limit or guess lockout (HTTP 429, Retry-After). */
   TooManyRequests: 4,
+  /** Not in the spec: an operator may not do this (viewer role, or a session request without its CSRF token); HTTP 403. */
+  Forbidden: 5,
   MarketplaceNotActive: 10,
   OrganizationNotActive: 11,
   NoCellsForAllParcels: 32,

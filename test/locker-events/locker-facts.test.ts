@@ -47,22 +47,27 @@ describe.each(testEngines())('cell and locker facts (%s)', (engine) => {
     expect(await flagsOf(2)).toEqual({ faulty: 0, dirty: 0, needs_inventory: 1, blocked: 1 });
   });
 
-  it('door, board and keypad facts are kept for operators, newest first', async () => {
+  it('door, board and keypad facts are kept for operators, newest first; routine ones as history', async () => {
     await fc.fact(1, { type: 'door.alarm', cellId: 2, kind: 'left_open' });
     await fc.fact(1, { type: 'door.alarm', cellId: 2, kind: 'closed' });
     await fc.fact(1, { type: 'board.state', bus: 'main', board: 0, online: false });
     await fc.fact(1, { type: 'code.attempt', kind: 'customer', ok: false });
     await fc.fact(1, { type: 'keypad.alarm', kind: 'customer', failuresToday: 20 });
-    const all = await fc.call('GET', '/operator/alerts?postamatId=1', { operatorKey: KEYS.operator });
-    expect(all.body.alerts.map((a: { kind: string; severity: string; cellId: number | null; detail: unknown }) => [a.kind, a.severity, a.cellId, a.detail])).toEqual([
-      ['keypad.alarm', 'warning', null, { kind: 'customer', failuresToday: 20 }],
-      ['code.attempt', 'info', null, { kind: 'customer', ok: false }],
-      ['board.state', 'warning', null, { bus: 'main', board: 0, online: false }],
-      ['door.alarm', 'info', 2, { kind: 'closed' }],
-      ['door.alarm', 'warning', 2, { kind: 'left_open' }],
+    type Row = { kind: string; severity: string; cellId: number | null; detail: unknown; status: string };
+    const view = (a: Row) => [a.kind, a.severity, a.cellId, a.detail, a.status];
+    const all = await fc.call('GET', '/operator/alerts?postamatId=1&include=history', { operatorKey: KEYS.operator });
+    expect(all.body.alerts.map(view)).toEqual([
+      ['keypad.alarm', 'warning', null, { kind: 'customer', failuresToday: 20 }, 'open'],
+      ['code.attempt', 'info', null, { kind: 'customer', ok: false }, 'history'],
+      ['board.state', 'critical', null, { bus: 'main', board: 0, online: false }, 'open'],
+      ['door.alarm', 'info', 2, { kind: 'closed' }, 'history'],
+      // The door closing resolved its alarm.
+      ['door.alarm', 'warning', 2, { kind: 'left_open' }, 'resolved'],
     ]);
-    const warnings = await fc.call('GET', '/operator/alerts?postamatId=1&severity=warning&limit=2', { operatorKey: KEYS.operator });
-    expect(warnings.body.alerts.map((a: { kind: string }) => a.kind)).toEqual(['keypad.alarm', 'board.state']);
+    const alerts = await fc.call('GET', '/operator/alerts?postamatId=1', { operatorKey: KEYS.operator });
+    expect(alerts.body.alerts.map((a: Row) => a.kind)).toEqual(['keypad.alarm', 'board.state', 'door.alarm']);
+    const warnings = await fc.call('GET', '/operator/alerts?postamatId=1&severity=warning&limit=1', { operatorKey: KEYS.operator });
+    expect(warnings.body.alerts.map((a: { kind: string }) => a.kind)).toEqual(['keypad.alarm']);
     expect(all.body.alerts[0].dseq).toBe(5);
     expect((await fc.call('GET', '/operator/alerts')).status).toBe(401);
   });

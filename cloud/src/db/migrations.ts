@@ -2,7 +2,7 @@
  * Schema migrations, in code so that both engines run exactly the same steps. A migration is
  * never edited once released: add a new one.
  */
-import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
 import type { Engine } from './engine.js';
 
 type Db = Kysely<unknown>;
@@ -347,6 +347,81 @@ const migration0007: Migration = {
   },
 };
 
+/**
+ * The operator console: operators and their role (from the fleet file), sign-in sessions (only
+ * the SHA-256 of the cookie's token is stored, so every cloud process accepts it), the audit log
+ * of operator actions, the marketplace API calls that touched an order, every notification
+ * attempt with its HTTP answer, when a locker's presence last changed, and alerts with a status,
+ * a dedup key, a count and who acknowledged or resolved them. Rows kept from before are history
+ * (info) or open alerts (warning).
+ */
+function migration0008(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  const idColumn = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement());
+  return {
+    async up(db: Db) {
+      await db.schema
+        .createTable('operators')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('operator_sessions')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('operator', 'text', (c) => c.notNull())
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('operator_sessions_expires_ix').on('operator_sessions').columns(['expires_at']).execute();
+      await db.schema
+        .createTable('operator_audit')
+        .addColumn('id', sql.raw(autoId), idColumn)
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('operator', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('order_api_calls')
+        .addColumn('id', sql.raw(autoId), idColumn)
+        .addColumn('order_id', 'text', (c) => c.notNull())
+        .addColumn('marketplace_id', 'text', (c) => c.notNull())
+        .addColumn('operation', 'text', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('result_code', 'integer', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('order_api_calls_order_ix').on('order_api_calls').columns(['order_id', 'id']).execute();
+      await db.schema
+        .createTable('notification_attempts')
+        .addColumn('id', sql.raw(autoId), idColumn)
+        .addColumn('notification_id', 'bigint', (c) => c.notNull())
+        .addColumn('order_id', 'text', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('error', 'text')
+        .execute();
+      await db.schema.createIndex('notification_attempts_order_ix').on('notification_attempts').columns(['order_id', 'id']).execute();
+      await db.schema.alterTable('lockers').addColumn('presence_changed_at', 'bigint').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('status', 'text', (c) => c.notNull().defaultTo('open')).execute();
+      await db.schema.alterTable('locker_alerts').addColumn('dedup_key', 'text').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('count', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema.alterTable('locker_alerts').addColumn('last_seen_at', 'bigint').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('acknowledged_at', 'bigint').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('acknowledged_by', 'text').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('resolved_at', 'bigint').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('resolved_by', 'text').execute();
+      await db.schema.alterTable('locker_alerts').addColumn('resolve_reason', 'text').execute();
+      await sql`update locker_alerts set status = 'history' where severity = 'info'`.execute(db);
+      await db.schema.createIndex('locker_alerts_dedup_ix').on('locker_alerts').columns(['dedup_key', 'status']).execute();
+      await db.schema.createIndex('locker_alerts_status_ix').on('locker_alerts').columns(['status', 'locker_id']).execute();
+    },
+  };
+}
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -358,6 +433,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0005_rate_limits': migration0005,
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
+        '0008_operator_console': migration0008(engine),
       });
     },
   };

@@ -91,6 +91,8 @@ export interface LockersTable {
   hello_conn: ColumnType<number, number | undefined, number>;
   /** JSON array of the command types the agent announced in its last hello; null: none announced. */
   command_types: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When `online` last changed (online since / offline since); null: never seen. */
+  presence_changed_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   updated_at: Millis;
 }
 
@@ -264,7 +266,7 @@ export interface LockerAlertsTable {
   dseq: number | null;
   /** Event type ('door.alarm', ...) or a conflict kind ('fact.unknown_order', ...). */
   kind: string;
-  /** 'info' | 'warning' */
+  /** 'critical' | 'warning' | 'info' */
   severity: string;
   cell_id: number | null;
   order_id: string | null;
@@ -273,6 +275,73 @@ export interface LockerAlertsTable {
   /** When the locker saw it (locker clock). */
   occurred_at: Millis;
   received_at: Millis;
+  /** 'open' | 'acknowledged' | 'resolved' | 'history' (a routine fact, never an alert). */
+  status: ColumnType<string, string | undefined, string>;
+  /** kind + locker + cell (+ what else tells two alerts apart): repeats add to the open alert's count. */
+  dedup_key: string | null;
+  count: ColumnType<number, number | undefined, number>;
+  /** Cloud time of the latest repeat. */
+  last_seen_at: Millis | null;
+  acknowledged_at: Millis | null;
+  acknowledged_by: string | null;
+  resolved_at: Millis | null;
+  /** An operator's name, or `locker` when a later fact cleared it. */
+  resolved_by: string | null;
+  resolve_reason: string | null;
+}
+
+/** The fleet file's operators and their role ('viewer' | 'operator'). */
+export interface OperatorsTable {
+  name: string;
+  role: string;
+}
+
+/** A signed-in operator console: the SHA-256 of the cookie's token, never the token. */
+export interface OperatorSessionsTable {
+  token_hash: string;
+  operator: string;
+  csrf_token: string;
+  created_at: Millis;
+  /** Moves forward with use (idle expiry). */
+  expires_at: Millis;
+}
+
+/** What an operator did: who, when, what, to what, why. */
+export interface OperatorAuditTable {
+  id: Generated<number>;
+  at: Millis;
+  operator: string;
+  action: string;
+  /** `locker:1/cell:3`, `alert:17`, `order:<id>`, `notifications` */
+  target: string;
+  reason: string | null;
+  /** JSON of what changed; never personal data or codes. */
+  detail: JsonText;
+}
+
+/** A marketplace API call that named an order, whatever its answer. */
+export interface OrderApiCallsTable {
+  id: Generated<number>;
+  order_id: string;
+  marketplace_id: string;
+  /** 'order/update', ... */
+  operation: string;
+  at: Millis;
+  /** 0 on success, else the envelope's resultCode. */
+  result_code: number;
+  request_id: string;
+}
+
+/** One delivery attempt of a notification and the receiver's answer. */
+export interface NotificationAttemptsTable {
+  id: Generated<number>;
+  notification_id: number;
+  order_id: string;
+  at: Millis;
+  /** HTTP status; null when no answer came. */
+  status: number | null;
+  /** Null when delivered. */
+  error: string | null;
 }
 
 export interface Database {
@@ -294,6 +363,11 @@ export interface Database {
   order_revocations: OrderRevocationsTable;
   order_transitions: OrderTransitionsTable;
   locker_alerts: LockerAlertsTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
+  operator_audit: OperatorAuditTable;
+  order_api_calls: OrderApiCallsTable;
+  notification_attempts: NotificationAttemptsTable;
   rate_counters: RateCountersTable;
   guard_locks: GuardLocksTable;
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BOARD_FAMILIES, CELL_FLAGS } from '../../../shared/src/enums.js';
 import { marketplaceRateLimitsSchema, partnerRateLimitsSchema } from '../guard/limits.js';
 import { DEFAULT_TIMEZONE, isValidTimezone } from '../lockers/locker-time.js';
+import { OPERATOR_ROLES } from '../repositories/operators.js';
 import { accessSchema, equipmentSchema, locationSchema, specialDaysSchema, workTimeProfileSchema } from '../lockers/profile.js';
 
 const int32 = z.int().min(1).max(2_147_483_647);
@@ -92,6 +93,10 @@ export type FleetPartner = z.infer<typeof fleetPartnerSchema>;
 export const fleetOperatorSchema = z.strictObject({
   name: slug,
   apiKeySha256: z.array(sha256Hex).min(1).describe('hashes of the X-Operator-Api-Key values'),
+  role: z
+    .enum(OPERATOR_ROLES)
+    .default('operator')
+    .describe('viewer: reads only; operator: reads and acts (cell flags, opens, alerts, extensions, redelivery, fleet reload)'),
 });
 
 function duplicates<T>(values: readonly T[]): T[] {

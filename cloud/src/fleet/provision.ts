@@ -33,6 +33,7 @@ import {
   updateLocker,
 } from '../repositories/lockers.js';
 import { heldCells } from '../repositories/occupancy.js';
+import { replaceOperators } from '../repositories/operators.js';
 import { type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
 
 export class FleetError extends Error {
@@ -86,6 +87,7 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
     await saveMarketplaces(tx, new Map(fleet.marketplaces.map((m) => [m.id, marketplaceFields(m)])), at);
     await savePartners(tx, new Map(fleet.partners.map((p) => [p.id, partnerFields(p)])), at);
     await replaceApiKeys(tx, apiKeys(fleet));
+    await replaceOperators(tx, fleet.operators.map((o) => ({ name: o.name, role: o.role })));
     const commands: LockerCommandDraft[] = [];
     const existing = new Map((await allLockers(tx)).map((l) => [l.id, l]));
     for (const locker of fleet.lockers) {

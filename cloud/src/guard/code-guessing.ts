@@ -90,9 +90,10 @@ export class CodeGuessGuard {
       this.deps.logger.warn({ kind: CODE_GUESSING_ALERT, operation, marketplaceId: marketplace.id, scope: path.scope }, 'cloud alert without a locker');
       return;
     }
-    await recordCloudAlert(this.deps.cdb.db, this.deps.logger, this.deps.clock.now(), order.lockerId, {
+    const live = await recordCloudAlert(this.deps.cdb.db, this.deps.logger, this.deps.clock.now(), order.lockerId, {
       kind: CODE_GUESSING_ALERT,
       severity: 'warning',
+      dedup: `${marketplace.id}:${path.scope}`,
       orderId: order.orderId,
       detail: {
         operation,
@@ -103,5 +104,6 @@ export class CodeGuessGuard {
         lockedUntil: new Date(until).toISOString(),
       },
     });
+    for (const m of live) this.deps.signals.live.publish(m);
   }
 }

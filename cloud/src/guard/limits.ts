@@ -26,6 +26,8 @@ export const DEFAULT_REQUEST_LIMIT: RequestLimit = { max: 3000, windowSeconds: 1
 export const ANONYMOUS_REQUEST_LIMIT: RequestLimit = { max: 600, windowSeconds: 60 };
 /** Wrong courier codes / courier ids for one parcel barcode of one marketplace. */
 export const DEFAULT_PARCEL_GUESS_LIMIT: GuessLimit = { maxFailures: 10, windowSeconds: 900, lockSeconds: 900 };
+/** Wrong operator keys at console sign-in (POST /operator/session), per client address. */
+export const SIGN_IN_GUESS_LIMIT: GuessLimit = { maxFailures: 10, windowSeconds: 900, lockSeconds: 900 };
 /** Wrong courier codes / courier ids over all barcodes of one marketplace. */
 export const DEFAULT_KEY_GUESS_LIMIT: GuessLimit = { maxFailures: 50, windowSeconds: 3600, lockSeconds: 3600 };
 

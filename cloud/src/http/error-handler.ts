@@ -1,6 +1,6 @@
 /**
  * The one place where errors become HTTP answers: the spec's envelope `{message, resultCode}`.
- * DomainError -> its code (1, 10, 11 with 401; 2 with 500; 4 with 429 and Retry-After; the rest
+ * DomainError -> its code (1, 10, 11 with 401; 5 with 403; 2 with 500; 4 with 429 and Retry-After; the rest
  * with 400). Malformed requests of any kind (invalid JSON, wrong Content-Type, schema violations)
  * -> 400 with code 3; refusals
  * of the transport keep their own status with code 3 (404 unknown path, 405 known path with
@@ -11,8 +11,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ResultCode } from '../../../shared/src/enums.js';
 import { DomainError, RUSSIAN_MESSAGES, RetryLaterError, invalidRequest } from '../errors.js';
 
-export function httpStatusOf(code: number): 400 | 401 | 429 | 500 {
+export function httpStatusOf(code: number): 400 | 401 | 403 | 429 | 500 {
   switch (code) {
+    case ResultCode.Forbidden:
+      return 403;
     case ResultCode.AuthorizationError:
     case ResultCode.MarketplaceNotActive:
     case ResultCode.OrganizationNotActive:

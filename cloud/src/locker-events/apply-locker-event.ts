@@ -17,6 +17,8 @@ import { applyParcelTaken } from './parcel-taken.js';
 
 export type { LockerEventDeps } from './context.js';
 
+const DOOR_ALARM_SEVERITY = { left_open: 'warning', unconfirmed: 'warning', opened_unexpectedly: 'critical', closed: 'info' } as const;
+
 async function dispatch(ctx: EventContext): Promise<void> {
   const { event } = ctx;
   switch (event.type) {
@@ -28,20 +30,35 @@ async function dispatch(ctx: EventContext): Promise<void> {
     case 'cell.flags':
       return applyCellFlags({ ...ctx, event });
     case 'door.alarm':
-      return recordAlert(ctx, { kind: event.type, severity: event.kind === 'closed' ? 'info' : 'warning', cellId: event.cellId, detail: { kind: event.kind } });
+      // One alert per door whatever the alarm; the door closing resolves it.
+      return recordAlert(ctx, {
+        kind: event.type,
+        severity: DOOR_ALARM_SEVERITY[event.kind],
+        cellId: event.cellId,
+        detail: { kind: event.kind },
+        clears: event.kind === 'closed',
+      });
     case 'board.state':
-      return recordAlert(ctx, { kind: event.type, severity: event.online ? 'info' : 'warning', detail: { bus: event.bus, board: event.board, online: event.online } });
+      // A board offline takes every cell on it out of use; back online resolves it.
+      return recordAlert(ctx, {
+        kind: event.type,
+        severity: event.online ? 'info' : 'critical',
+        dedup: `${event.bus}/${event.board}`,
+        detail: { bus: event.bus, board: event.board, online: event.online },
+        clears: event.online,
+      });
     case 'code.attempt':
       return recordAlert(ctx, { kind: event.type, severity: 'info', detail: { kind: event.kind, ok: event.ok } });
     case 'cell.open':
       return recordAlert(ctx, {
         kind: event.type,
-        severity: event.outcome === 'opened' ? 'info' : 'warning',
+        severity: event.outcome === 'opened' ? 'info' : event.outcome === 'jammed' ? 'critical' : 'warning',
         cellId: event.cellId,
         detail: { cseq: event.cseq, outcome: event.outcome },
+        clears: event.outcome === 'opened',
       });
     case 'keypad.alarm':
-      return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { kind: event.kind, failuresToday: event.failuresToday } });
+      return recordAlert(ctx, { kind: event.type, severity: 'warning', dedup: event.kind, detail: { kind: event.kind, failuresToday: event.failuresToday } });
     case 'barcode.ambiguous':
       // Operators look into why one barcode names several loadable orders of a courier's marketplaces.
       return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { orderIds: event.orderIds, grantId: event.grantId } });
@@ -53,8 +70,13 @@ export function createLockerEventApplier(deps: LockerEventDeps): ApplyEvent {
   const log = deps.logger.child({ part: 'locker-events' });
   return async function applyLockerEvent(tx: Tx, lockerId: number, event: LockerEvent) {
     const locker = await lockerById(tx, lockerId);
-    const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set() };
+    const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set(), live: [] };
     await dispatch(ctx);
-    return ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : undefined;
+    ctx.live.unshift({ type: 'locker', lockerId, fact: event.type, ...('cellId' in event ? { cellId: event.cellId } : {}) });
+    const feed = deps.signals?.live;
+    return {
+      ...(ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : {}),
+      ...(feed ? { afterCommit: () => ctx.live.forEach((m) => feed.publish(m)) } : {}),
+    };
   };
 }

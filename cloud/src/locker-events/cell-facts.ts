@@ -35,6 +35,7 @@ export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): 
     severity: event.reason === 'recovered' ? 'info' : 'warning',
     cellId: event.cellId,
     detail: { reason: event.reason, reported: event.flags, flags: after },
+    clears: event.reason === 'recovered',
   });
 }
 

@@ -7,6 +7,7 @@ import type { Tx } from '../db/transaction.js';
 import type { ReservationRule } from '../orders/intent.js';
 import type { RandomSource } from '../random.js';
 import type { Locker } from '../repositories/lockers.js';
+import type { LiveFeed, LiveMessage } from '../operator/live-feed.js';
 
 export interface LockerEventDeps {
   clock: Clock;
@@ -14,6 +15,8 @@ export interface LockerEventDeps {
   logger: Logger;
   /** `reservationGraceMinutes`: for `loadableUntil` of the orders' upserts (none without it). */
   config: { pickupCodeLength: number; allocation: AllocationOptions; reservationGraceMinutes?: number };
+  /** Operators watching live; told after the event's transaction committed. */
+  signals?: { live: LiveFeed };
 }
 
 export interface EventContext<E extends LockerEvent = LockerEvent> {
@@ -26,6 +29,8 @@ export interface EventContext<E extends LockerEvent = LockerEvent> {
   log: Logger;
   /** Other lockers that got commands (pushed at once by the link). */
   commandsFor: Set<number>;
+  /** What operators watching live are told once the event's transaction committed. */
+  live: LiveMessage[];
 }
 
 export type EventOf<T extends LockerEvent['type']> = Extract<LockerEvent, { type: T }>;

@@ -3,9 +3,12 @@
  * also poll their tables, so a lost signal (another process committed) only costs latency.
  */
 import { EventEmitter } from 'node:events';
+import { LiveFeed } from '../operator/live-feed.js';
 
 export class OutboxSignals {
   readonly #events = new EventEmitter();
+  /** What operators watch live (GET /operator/stream); publish after the change committed. */
+  readonly live = new LiveFeed();
 
   /** Call after a transaction that recorded commands for these lockers has committed. */
   commandsRecorded(lockerIds: Iterable<number>): void {

@@ -153,7 +153,18 @@ export async function helloConn(db: Tx, lockerId: number): Promise<number> {
 export async function savePresence(db: Tx, lockerId: number, conn: number, online: boolean, at: number): Promise<boolean> {
   const result = await db
     .updateTable('lockers')
-    .set({ presence_conn: conn, online: online ? 1 : 0, last_seen_at: at })
+    .set((eb) => ({
+      presence_conn: conn,
+      online: online ? 1 : 0,
+      last_seen_at: at,
+      // Online since / offline since: moves only when `online` flips (or was never set).
+      presence_changed_at: eb
+        .case()
+        .when(eb.or([eb('online', '!=', online ? 1 : 0), eb('presence_changed_at', 'is', null)]))
+        .then(at)
+        .else(eb.ref('presence_changed_at'))
+        .end(),
+    }))
     .where('id', '=', lockerId)
     .where((eb) =>
       online

@@ -273,11 +273,11 @@ export class LockerLink {
     const out = await lockerTransaction(this.#deps.db, [lockerId], async (tx) => {
       const up = await reconcileAgentAck(tx, lockerId, hello.ackedDseq);
       if (!up) return null;
-      await savePresence(tx, lockerId, hello.conn, true, now);
+      const cameOnline = await savePresence(tx, lockerId, hello.conn, true, now);
       await saveHello(tx, lockerId, hello.conn, hello.commandTypes);
       await setLastSeen(tx, lockerId, now);
       const down = await planHelloReplay(tx, lockerId, hello.appliedCseq, now, this.#opts, this.#buildSnapshot);
-      return down ? { up, down } : null;
+      return down ? { up, down, cameOnline } : null;
     });
     if (!out) {
       this.#log.warn({ lockerId }, 'hello from a locker the cloud does not know; ignored');
@@ -290,6 +290,7 @@ export class LockerLink {
       { lockerId, conn: hello.conn, appliedCseq: hello.appliedCseq, ackedDseq: out.up.ackedDseq, answer: describe(out.down.plan) },
       'locker hello',
     );
+    if (out.cameOnline) this.#deps.signals.live.publish({ type: 'locker', lockerId, online: true });
     this.#sendPlan(lockerId, out.down.plan);
     this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: out.up.ackedDseq, conn: hello.conn });
     if (out.down.advancedTo !== null) await this.#deps.onCommandsApplied?.(lockerId, out.down.advancedTo);
@@ -331,7 +332,9 @@ export class LockerLink {
   async #onPresence(lockerId: number, presence: Presence): Promise<void> {
     const now = this.#deps.clock.now();
     const changed = await transaction(this.#deps.db, (tx) => savePresence(tx, lockerId, presence.conn, presence.online, now));
-    if (changed) this.#log.info({ lockerId, online: presence.online, conn: presence.conn }, 'locker presence');
+    if (!changed) return;
+    this.#log.info({ lockerId, online: presence.online, conn: presence.conn }, 'locker presence');
+    this.#deps.signals.live.publish({ type: 'locker', lockerId, online: presence.online });
   }
 
   // -------------------------------------------------------------------------------------------

@@ -12,9 +12,14 @@ import { ackedDseq, insertInboxEvent, setAckedDseq } from '../repositories/locke
 /**
  * The domain's reaction to one physical fact, inside the event's transaction (use only `tx`).
  * It may record commands and notifications through recordChange; it may return the other
- * lockers it recorded commands for, so they are pushed at once instead of at the next poll.
+ * lockers it recorded commands for, so they are pushed at once instead of at the next poll, and
+ * what to do once the transaction has committed (tell operators watching live).
  */
-export type ApplyEvent = (tx: Tx, lockerId: number, event: LockerEvent) => Promise<void | { commandsFor?: readonly number[] }>;
+export type ApplyEvent = (
+  tx: Tx,
+  lockerId: number,
+  event: LockerEvent,
+) => Promise<void | { commandsFor?: readonly number[]; afterCommit?: () => void }>;
 
 export type EventOutcome = 'applied' | 'duplicate' | 'gap' | 'unknown-locker';
 
@@ -35,7 +40,7 @@ async function applyOne(
   event: LockerEvent,
   receivedAt: number,
   applyEvent: ApplyEvent,
-): Promise<{ outcome: EventOutcome; ackedDseq: number; commandsFor: readonly number[] }> {
+): Promise<{ outcome: EventOutcome; ackedDseq: number; commandsFor: readonly number[]; afterCommit?: (() => void) | undefined }> {
   return lockerTransaction(cdb, [lockerId], async (tx) => {
     const acked = await ackedDseq(tx, lockerId);
     if (acked === undefined) return { outcome: 'unknown-locker', ackedDseq: 0, commandsFor: [] };
@@ -47,7 +52,7 @@ async function applyOne(
     }
     const effect = await applyEvent(tx, lockerId, event);
     await setAckedDseq(tx, lockerId, event.dseq, receivedAt);
-    return { outcome: 'applied', ackedDseq: event.dseq, commandsFor: effect?.commandsFor ?? [] };
+    return { outcome: 'applied', ackedDseq: event.dseq, commandsFor: effect?.commandsFor ?? [], afterCommit: effect?.afterCommit };
   });
 }
 
@@ -78,6 +83,7 @@ export async function applyEvents(
     known = true;
     result.ackedDseq = one.ackedDseq;
     if (one.outcome === 'applied') {
+      one.afterCommit?.();
       result.applied++;
       result.commandsFor.push(...one.commandsFor);
     } else if (one.outcome === 'duplicate') {

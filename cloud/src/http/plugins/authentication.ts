@@ -4,23 +4,35 @@
  * every request of that group (before the body: a bad key with a bad body is 401) and records
  * the caller on the request (`req.caller`), for the handlers and the request's log line.
  *
+ * Operators may instead present the console's session cookie (operator/sessions.ts); the role
+ * and CSRF rules of /operator are here too.
+ *
  * The declarations also tell which key kind a path expects (`app.apiKeyKindOf(url)`), so the
  * request limits count a request against the same owner the group would authenticate.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { CloudDatabase } from '../../db/database.js';
+import { ResultCode } from '../../../../shared/src/enums.js';
+import { DomainError } from '../../errors.js';
+import { cookieValue, CSRF_HEADER, csrfMatches, SESSION_COOKIE, sessionOf } from '../../operator/sessions.js';
 import type { ServiceDeps } from '../../services.js';
 import type { Marketplace, Partner } from '../../repositories/accounts.js';
+import { type OperatorRole, type OperatorSession, operatorRole } from '../../repositories/operators.js';
 import { API_KEY_HEADERS, authenticateMarketplace, authenticateOperator, authenticatePartner, type KeyOwnerKind } from '../auth.js';
 
 /** Who is calling, once the key of the route group's kind was accepted. */
 export type AuthenticatedCaller =
   | { kind: 'marketplace'; id: string; marketplace: Marketplace }
   | { kind: 'partner'; id: string; partner: Partner }
-  | { kind: 'operator'; id: string };
+  | { kind: 'operator'; id: string; role: OperatorRole; session: OperatorSession | null };
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route needs no key (operator sign-in). */
+    anonymous?: boolean;
+    /** A changing operator route a viewer may call too (signing out). */
+    anyRole?: boolean;
+  }
   interface FastifyRequest {
     /** Set by the route group's authentication; null before it or outside the route groups. */
     caller: AuthenticatedCaller | null;
@@ -33,7 +45,37 @@ declare module 'fastify' {
   }
 }
 
-async function authenticate(cdb: CloudDatabase, kind: KeyOwnerKind, req: FastifyRequest): Promise<AuthenticatedCaller> {
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function forbidden(message: string): DomainError {
+  return new DomainError(ResultCode.Forbidden, message);
+}
+
+/**
+ * An operator: by X-Operator-Api-Key, else by the console's session cookie. With the cookie, a
+ * request that changes something must carry the session's CSRF token; a viewer may only read
+ * (and sign out). Both refusals are 403 with code 5.
+ */
+async function authenticateOperatorRequest(deps: AuthDeps, req: FastifyRequest): Promise<AuthenticatedCaller> {
+  const header = req.headers[API_KEY_HEADERS.operator];
+  let caller: Extract<AuthenticatedCaller, { kind: 'operator' }>;
+  if (header !== undefined) {
+    const id = await authenticateOperator(deps.cdb, header);
+    caller = { kind: 'operator', id, role: await operatorRole(deps.cdb.db, id), session: null };
+  } else {
+    const session = await sessionOf(deps, cookieValue(req.headers.cookie, SESSION_COOKIE));
+    caller = { kind: 'operator', id: session.operator, role: session.role, session };
+  }
+  if (SAFE_METHODS.has(req.method)) return caller;
+  if (caller.session && !csrfMatches(caller.session, req.headers[CSRF_HEADER])) {
+    throw forbidden('CSRF token missing or wrong: send the X-CSRF-Token the session answered');
+  }
+  if (caller.role === 'viewer' && !req.routeOptions.config.anyRole) throw forbidden(`operator ${caller.id} is a viewer: reading only`);
+  return caller;
+}
+
+async function authenticate(deps: AuthDeps, kind: KeyOwnerKind, req: FastifyRequest): Promise<AuthenticatedCaller> {
+  const { cdb } = deps;
   const header = req.headers[API_KEY_HEADERS[kind]];
   switch (kind) {
     case 'marketplace': {
@@ -45,11 +87,13 @@ async function authenticate(cdb: CloudDatabase, kind: KeyOwnerKind, req: Fastify
       return { kind, id: partner.id, partner };
     }
     case 'operator':
-      return { kind, id: await authenticateOperator(cdb, header) };
+      return authenticateOperatorRequest(deps, req);
   }
 }
 
-const plugin: FastifyPluginAsync<{ deps: Pick<ServiceDeps, 'cdb'> }> = (app, { deps }) => {
+type AuthDeps = Pick<ServiceDeps, 'cdb' | 'clock' | 'config'>;
+
+const plugin: FastifyPluginAsync<{ deps: AuthDeps }> = (app, { deps }) => {
   /** `<group prefix>/` -> key kind, filled as the route groups declare themselves. */
   const groups: { prefix: string; kind: KeyOwnerKind }[] = [];
 
@@ -58,7 +102,8 @@ const plugin: FastifyPluginAsync<{ deps: Pick<ServiceDeps, 'cdb'> }> = (app, { d
     const prefix = `${this.prefix}/`;
     if (!groups.some((g) => g.prefix === prefix)) groups.push({ prefix, kind });
     this.addHook('onRequest', async (req) => {
-      req.caller = await authenticate(deps.cdb, kind, req);
+      if (req.routeOptions.config.anonymous) return;
+      req.caller = await authenticate(deps, kind, req);
     });
   });
   app.decorate('apiKeyKindOf', (url: string): KeyOwnerKind | undefined => groups.find((g) => url.startsWith(g.prefix))?.kind);
@@ -76,6 +121,12 @@ function programmingError(kind: KeyOwnerKind): Error {
 export function marketplaceOf(req: FastifyRequest): Marketplace {
   if (req.caller?.kind !== 'marketplace') throw programmingError('marketplace');
   return req.caller.marketplace;
+}
+
+/** The calling operator (name, role, session), in the /operator route group. */
+export function operatorOf(req: FastifyRequest): Extract<AuthenticatedCaller, { kind: 'operator' }> {
+  if (req.caller?.kind !== 'operator') throw programmingError('operator');
+  return req.caller;
 }
 
 /** The calling partner, in a route group that requires partner keys. */

@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CELL_FLAGS, CellFlag } from '../../../../../shared/src/enums.js';
 import { CELL_OPEN_REASONS } from '../../../../../shared/src/protocol.js';
-import { errorResponses, positiveInt32 } from '../../../contract/common.js';
+import { positiveInt32 } from '../../../contract/common.js';
 import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../../operator/cell-open.js';
 import { setCellFlags } from '../../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../../services.js';
-import { security } from './shared.js';
+import { operatorErrors, security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -30,7 +30,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         body: flagChanges,
         response: {
           200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }),
-          ...errorResponses,
+          ...operatorErrors,
         },
       },
     },
@@ -55,7 +55,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         }),
         response: {
           202: z.object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') }),
-          ...errorResponses,
+          ...operatorErrors,
         },
       },
     },

@@ -1,10 +1,9 @@
 /** /operator fleet reload: the fleet file loaded again (orders are kept). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../../contract/common.js';
 import { invalidRequest } from '../../../errors.js';
 import { FleetError, type ProvisionReport } from '../../../fleet/provision.js';
-import { security } from './shared.js';
+import { operatorErrors, security } from './shared.js';
 
 export interface FleetRoutesOptions {
   reloadFleet: () => Promise<ProvisionReport>;
@@ -25,7 +24,7 @@ export const fleetRoutes: FastifyPluginAsyncZod<FleetRoutesOptions> = (app, { re
         tags: ['operator'],
         summary: 'Load the fleet file again (orders are kept)',
         security,
-        response: { 200: provisionReport, ...errorResponses },
+        response: { 200: provisionReport, ...operatorErrors },
       },
     },
     async () => {

@@ -1,6 +1,8 @@
 /**
- * /operator: the platform operator's own API (X-Operator-Api-Key), every route group in this
+ * /operator: the platform operator's own API (X-Operator-Api-Key or the console's session cookie;
+ * viewers read, operators also act: http/plugins/authentication.ts), every route group in this
  * folder; the services they call stay in their domain folders.
+ *   session.ts        POST/GET/DELETE /session
  *   cells.ts          PUT  /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
  *   fleet.ts          POST /fleet/reload
  *   notifications.ts  GET  /notifications, POST /notifications/redeliver
@@ -14,6 +16,7 @@ import { alertRoutes } from './alerts.js';
 import { cellRoutes } from './cells.js';
 import { fleetRoutes } from './fleet.js';
 import { notificationRoutes } from './notifications.js';
+import { sessionRoutes } from './session.js';
 
 export const OPERATOR_PREFIX = '/operator';
 
@@ -26,6 +29,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   app.requireApiKey('operator');
   app.addHook('preValidation', requireJsonBody);
 
+  await app.register(sessionRoutes, { deps });
   await app.register(cellRoutes, { deps });
   await app.register(fleetRoutes, { reloadFleet });
   await app.register(notificationRoutes, { deps });

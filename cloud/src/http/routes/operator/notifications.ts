@@ -5,10 +5,10 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS, errorResponses, requestString } from '../../../contract/common.js';
+import { LIMITS, requestString } from '../../../contract/common.js';
 import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
 import type { ServiceDeps } from '../../../services.js';
-import { iso, isoTime, limit, rowId, security } from './shared.js';
+import { iso, isoTime, limit, operatorErrors, rowId, security } from './shared.js';
 
 export interface NotificationRoutesOptions {
   deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'signals'>;
@@ -49,7 +49,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
           beforeId: rowId.optional(),
           limit,
         }),
-        response: { 200: z.object({ notifications: z.array(notificationView) }), ...errorResponses },
+        response: { 200: z.object({ notifications: z.array(notificationView) }), ...operatorErrors },
       },
     },
     async (req) => {
@@ -79,7 +79,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
           z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
           z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
         ]),
-        response: { 200: z.object({ orders: z.int(), notifications: z.int() }), ...errorResponses },
+        response: { 200: z.object({ orders: z.int(), notifications: z.int() }), ...operatorErrors },
       },
     },
     async (req) => {

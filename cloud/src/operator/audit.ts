@@ -1,0 +1,36 @@
+/**
+ * The audit log of operator actions: who, when, what, to what, why. Each action writes its entry
+ * with the `tx` of the change it makes, so the log never shows a change that did not happen nor
+ * misses one that did.
+ */
+import type { Tx } from '../db/transaction.js';
+import { insertAudit } from '../repositories/operators.js';
+
+/** Who acts and why, as the operator routes pass it to the services. */
+export interface Actor {
+  operator: string;
+  reason: string | null;
+}
+
+export const AUDIT_ACTIONS = [
+  'cell.flags',
+  'cell.open',
+  'alert.acknowledge',
+  'alert.resolve',
+  'order.extend',
+  'notifications.redeliver',
+  'fleet.reload',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export async function audit(tx: Tx, actor: Actor, at: number, action: AuditAction, target: string, detail: Record<string, unknown>): Promise<void> {
+  await insertAudit(tx, { at, operator: actor.operator, action, target, reason: actor.reason, detail });
+}
+
+export const targets = {
+  cell: (lockerId: number, cellId: number) => `locker:${lockerId}/cell:${cellId}`,
+  alert: (alertId: number) => `alert:${alertId}`,
+  order: (orderId: string) => `order:${orderId}`,
+  notifications: 'notifications',
+  fleet: 'fleet',
+} as const;
