@@ -107,7 +107,7 @@ export function Json({ value }) {
 // The reason dialog: askReason() opens it and resolves with the values, or null when cancelled.
 let openDialog = null;
 
-/** {title, fields?: [{name, label, type, value, min, max}]} -> Promise<{reason, ...fields} | null>. */
+/** {title, fields?: [{name, label, type, value, min, max} | {name, label, options: [[value, text]], value}]} -> Promise<{reason, ...fields} | null>. */
 export function askReason(request) {
   return new Promise((resolve) => {
     if (!openDialog) return resolve(null);
@@ -142,8 +142,10 @@ export function DialogHost() {
   return html`<div class="dialog-backdrop">
     <form class="dialog" role="dialog" aria-modal="true" data-dialog="reason" onSubmit=${submit}>
       <h3>${t('reasonTitle', req.title)}</h3>
-      ${(req.fields ?? []).map(
-        (f) => html`<label>${f.label}<input name=${f.name} type=${f.type ?? 'text'} min=${f.min} max=${f.max} required value=${values[f.name]} onInput=${set(f.name)} /></label>`,
+      ${(req.fields ?? []).map((f) =>
+        f.options
+          ? html`<label>${f.label}<select name=${f.name} value=${values[f.name]} onChange=${set(f.name)}>${f.options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`
+          : html`<label>${f.label}<input name=${f.name} type=${f.type ?? 'text'} min=${f.min} max=${f.max} required value=${values[f.name]} onInput=${set(f.name)} /></label>`,
       )}
       <label>${t('reasonPrompt')}<textarea name="reason" required maxlength="500" autofocus value=${values.reason ?? ''} onInput=${set('reason')}></textarea></label>
       <div class="dialog-buttons">

@@ -69,9 +69,10 @@ function CellPanel({ lockerId, cell, onChanged }) {
   const blocked = flags.includes('blocked');
   const inspect = cell.state === 'needs_inspection' || flags.some((f) => f === 'needs_inventory' || f === 'dirty' || f === 'faulty');
   const flagsPath = `/postamats/${lockerId}/cells/${cell.cellId}/flags`;
-  const run = (title, call) => async () => {
-    if (await act({ title, run: call })) onChanged();
+  const run = (title, call, fields) => async () => {
+    if (await act({ title, fields, run: call })) onChanged();
   };
+  const purposes = ['maintenance', 'inventory', 'customer_support', 'courier_support', 'other'].map((p) => [p, t(`openReasons.${p}`)]);
   return html`<aside class="cell-panel" data-cell-panel=${cell.cellId}>
     <h3>${t('cell', cell.cellId)}</h3>
     <dl class="facts">
@@ -88,7 +89,11 @@ function CellPanel({ lockerId, cell, onChanged }) {
         : html`<button data-action="block" onClick=${run(t('block'), ({ reason }) => put(flagsPath, { blocked: true, reason }))}>${t('block')}</button>`}
       ${inspect &&
       html`<button data-action="inspection-done" onClick=${run(t('inspectionDone'), ({ reason }) => put(flagsPath, { needs_inventory: false, dirty: false, faulty: false, reason }))}>${t('inspectionDone')}</button>`}
-      <button data-action="open-cell" onClick=${run(t('openForInspection'), ({ reason }) => post(`/lockers/${lockerId}/cells/${cell.cellId}/open`, { reason: 'maintenance', note: reason }))}>${t('openForInspection')}</button>
+      <button data-action="open-cell" onClick=${run(
+        t('openForInspection'),
+        ({ purpose, reason }) => post(`/lockers/${lockerId}/cells/${cell.cellId}/open`, { reason: purpose, note: reason }),
+        [{ name: 'purpose', label: t('purpose'), options: purposes, value: 'maintenance' }],
+      )}>${t('openForInspection')}</button>
     </div>`}
   </aside>`;
 }

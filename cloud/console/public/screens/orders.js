@@ -49,13 +49,13 @@ const kindOf = (e) => e.kind ?? e.type ?? 'event';
 
 function TimelineEntry({ e }) {
   const kind = kindOf(e);
-  const title = e.title ?? e.operation ?? e.name ?? e.event ?? (e.from != null || e.to != null ? `${e.from ?? ''} → ${e.to ?? ''}` : kind);
-  const { at, kind: _k, type: _t, title: _ti, ...rest } = e;
+  const title = e.summary ?? e.title ?? kind;
+  const { at, kind: _k, type: _t, summary: _s, title: _ti, detail, ...rest } = e;
   return html`<li class=${`timeline-entry kind-${kind}`} data-kind=${kind}>
     <div class="timeline-when"><${Time} value=${at ?? e.occurredAt ?? e.createdAt} /></div>
     <div class="timeline-what">
       <span class="chip">${t(`kinds.${kind}`)}</span> <strong>${title}</strong>
-      <div class="small"><${Json} value=${rest} /></div>
+      <div class="small"><${Json} value=${detail ?? rest} /></div>
     </div>
   </li>`;
 }
@@ -77,7 +77,8 @@ export function TimelineScreen({ orderId }) {
     <a href="#/orders" class="back">${t('backToOrders')}</a>
     <${Loading} state=${state}>${(data) => {
       const order = data.order ?? {};
-      const entries = [...itemsOf(data, 'entries', 'timeline', 'events')].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+      const time = (v) => (typeof v === 'number' ? v : Date.parse(v));
+      const entries = [...itemsOf(data, 'entries', 'timeline', 'events')].sort((a, b) => time(a.at) - time(b.at));
       return html`
         <header class="locker-head">
           <h2>${t('order')} ${order.externalId ?? orderId}</h2>
