@@ -8,10 +8,12 @@ import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 
 const PAGE_SIZE = 50;
-const SIZE_ORDER = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
-
-const sortSizes = (obj) =>
-  Object.entries(obj ?? {}).sort(([a], [b]) => (SIZE_ORDER.indexOf(a) + 1 || 99) - (SIZE_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b));
+/** Sizes are named `<width>x<height>` (mm): smallest first. */
+const area = (name) => {
+  const m = /^(\d+)x(\d+)$/.exec(name);
+  return m ? Number(m[1]) * Number(m[2]) : Number.MAX_SAFE_INTEGER;
+};
+const sortSizes = (obj) => Object.entries(obj ?? {}).sort(([a], [b]) => area(a) - area(b) || a.localeCompare(b));
 
 function Tile({ label, value, sub, kind, name }) {
   return html`<div class=${`tile ${kind ? `tile-${kind}` : ''}`} data-tile=${name}><div class="tile-value">${value ?? '—'}</div><div class="tile-label">${label}</div>${sub && html`<div class="tile-sub">${sub}</div>`}</div>`;
@@ -30,7 +32,7 @@ function Overview({ data }) {
     <${Tile} name="alerts" label=${t('openAlerts')} value=${sum(alerts)} sub=${typeof alerts === 'object' ? Object.entries(alerts).map(([k, v]) => `${t(`severities.${k}`)} ${v}`).join(' · ') : ''} kind=${alerts.critical ? 'bad' : ''} />
     <${Tile} name="inspection" label=${t('needsInspection')} value=${data.cellsNeedingInspection ?? data.cells?.needsInspection} />
     <${Tile} name="blocked" label=${t('blockedCells')} value=${data.cellsBlocked ?? data.cells?.blocked} />
-    <${Tile} name="backlog" label=${t('backlog')} value=${notifications.backlog ?? notifications.total} sub=${oldestAge != null ? t('oldestUndelivered', formatAge(oldestAge)) : ''} />
+    <${Tile} name="backlog" label=${t('backlog')} value=${notifications.undelivered ?? notifications.backlog} sub=${oldestAge != null ? t('oldestUndelivered', formatAge(oldestAge)) : ''} />
   </section>`;
 }
 

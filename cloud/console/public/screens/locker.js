@@ -81,6 +81,8 @@ function CellPanel({ lockerId, cell, onChanged }) {
       <dt>${t('size')}</dt><dd>${cell.size}</dd>
       <dt>${t('dimensions')}</dt><dd>${[cell.width, cell.height, cell.depth].map((v) => v ?? '?').join(' × ')}</dd>
       <dt>${t('flags')}</dt><dd>${flags.length ? flags.join(', ') : '—'}</dd>
+      ${cell.orders?.length > 0 &&
+      html`<dt>${t('orders')}</dt><dd>${cell.orders.map((o) => html`<div><a href=${`#/orders/${encodeURIComponent(o.orderId)}`}>${o.externalId ?? o.orderId}</a> <span class="muted small">${o.marketplaceId ?? ''}</span></div>`)}</dd>`}
     </dl>
     ${canAct &&
     html`<div class="actions">

@@ -76,7 +76,7 @@ export function TimelineScreen({ orderId }) {
   return html`<main data-screen="timeline" data-order-id=${orderId}>
     <a href="#/orders" class="back">${t('backToOrders')}</a>
     <${Loading} state=${state}>${(data) => {
-      const order = data.order ?? {};
+      const order = data.order ?? data;
       const time = (v) => (typeof v === 'number' ? v : Date.parse(v));
       const entries = [...itemsOf(data, 'entries', 'timeline', 'events')].sort((a, b) => time(a.at) - time(b.at));
       return html`
