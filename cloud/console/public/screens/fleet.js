@@ -36,10 +36,13 @@ function Overview({ data }) {
   </section>`;
 }
 
+/** The address, with the city in front unless the address already starts with it. */
+export const placeOf = (l) => (l.address && l.city && !l.address.startsWith(l.city) ? `${l.city}, ${l.address}` : l.address || l.city || '');
+
 export function LockerRow({ l }) {
   return html`<tr data-locker-id=${l.lockerId} data-online=${String(l.online)}>
     <td><a href=${`#/lockers/${l.lockerId}`}><strong>${l.lockerId}</strong> ${l.name}</a></td>
-    <td>${[l.city, l.address].filter(Boolean).join(', ')}</td>
+    <td>${placeOf(l)}</td>
     <td>
       <${Badge} kind=${l.online ? 'ok' : 'bad'}>${l.online ? t('online') : t('offline')}</${Badge}>
       <div class="muted small">${l.since ? formatAge(ageOf(l.since)) : ''}</div>

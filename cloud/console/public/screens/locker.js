@@ -6,6 +6,7 @@ import { ApiError, get, post, put } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
+import { placeOf } from './fleet.js';
 
 /** Lists come as {items, total, page, pageSize} or under a named field. */
 export const itemsOf = (data, ...names) => (Array.isArray(data) ? data : (data?.items ?? names.map((n) => data?.[n]).find(Array.isArray) ?? []));
@@ -13,6 +14,10 @@ export const itemsOf = (data, ...names) => (Array.isArray(data) ? data : (data?.
 /** What a cell shows: its state, or "door open" over it when the door stands open. */
 const shownState = (cell) => (cell.doorOpen ? 'door_open' : cell.state);
 
+/** A locker front is about this tall (mm); a column of the grid that is taller is drawn as several. */
+const FRONT_HEIGHT_MM = 2000;
+
+/** Stacks of cells as drawn: by the grid's column, top row first, a column taller than a front folded. */
 function columnsOf(grid) {
   const byColumn = new Map();
   for (const cell of grid) {
@@ -20,14 +25,30 @@ function columnsOf(grid) {
     if (!byColumn.has(col)) byColumn.set(col, []);
     byColumn.get(col).push(cell);
   }
-  return [...byColumn.entries()].sort(([a], [b]) => a - b).map(([col, cells]) => [col, cells.sort((a, b) => (a.row ?? 0) - (b.row ?? 0))]);
+  const stacks = [];
+  for (const [col, cells] of [...byColumn.entries()].sort(([a], [b]) => a - b)) {
+    let stack = [];
+    let height = 0;
+    for (const cell of cells.sort((a, b) => (a.row ?? 0) - (b.row ?? 0))) {
+      const h = cell.height || 100;
+      if (stack.length > 0 && height + h > FRONT_HEIGHT_MM) {
+        stacks.push([`${col}`, stack]);
+        stack = [];
+        height = 0;
+      }
+      stack.push(cell);
+      height += h;
+    }
+    if (stack.length > 0) stacks.push([`${col}`, stack]);
+  }
+  return stacks;
 }
 
-/** Pixels per millimetre of cell height: the tallest column fits ~480 px, the smallest cell keeps room for its label. */
+/** Pixels per millimetre of cell height: the tallest stack fits ~520 px, the smallest cell keeps room for its label. */
 function scaleOf(columns) {
   const heights = columns.flatMap(([, cells]) => cells.map((c) => c.height || 100));
   const tallest = Math.max(...columns.map(([, cells]) => cells.reduce((sum, c) => sum + (c.height || 100), 0)));
-  return Math.max(480 / tallest, 48 / Math.min(...heights));
+  return Math.max(520 / tallest, 32 / Math.min(...heights));
 }
 
 function CellTile({ cell, selected, onSelect, scale }) {
@@ -41,7 +62,6 @@ function CellTile({ cell, selected, onSelect, scale }) {
     title=${`${t('cell', cell.cellId)} · ${cell.size} · ${t(`states.${state}`)}`}
     onClick=${() => onSelect(cell.cellId)}>
     <span class="cell-id">${cell.cellId}</span>
-    <span class="cell-size">${cell.size}</span>
     <span class="cell-state">${t(`states.${state}`)}</span>
   </button>`;
 }
@@ -106,12 +126,12 @@ function OrdersTab({ lockerId, version }) {
   return html`<${Loading} state=${state}>${(data) => {
     const items = itemsOf(data, 'orders');
     return html`<table class="list" data-tab-content="orders">
-        <thead><tr><th>${t('order')}</th><th>${t('marketplace')}</th><th>${t('orderState')}</th><th>${t('cells')}</th><th>${t('created')}</th></tr></thead>
+        <thead><tr><th>${t('order')}</th><th>${t('marketplace')}</th><th>${t('orderState')}</th><th>${t('barcodes')}</th><th>${t('created')}</th></tr></thead>
         <tbody>${items.length ? items.map((o) => html`<tr data-order-id=${o.orderId ?? o.id}>
           <td><a href=${`#/orders/${encodeURIComponent(o.orderId ?? o.id)}`}>${o.externalId ?? o.orderId}</a></td>
           <td>${o.marketplaceId ?? o.marketplace ?? ''}</td>
           <td>${orderStateName(o.state)}</td>
-          <td>${(o.cellIds ?? o.cells ?? []).join(', ')}</td>
+          <td>${(o.barcodes ?? []).join(', ')}</td>
           <td><${Time} value=${o.createdAt} /></td>
         </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>
       </table>
@@ -212,7 +232,7 @@ export function LockerScreen({ lockerId }) {
       return html`
         <header class="locker-head">
           <h2>${l.lockerId ?? lockerId} · ${l.name}</h2>
-          <span class="muted">${[l.city, l.address].filter(Boolean).join(', ')}</span>
+          <span class="muted">${placeOf(l)}</span>
           <${Badge} kind=${l.online ? 'ok' : 'bad'}>${l.online ? t('online') : t('offline')}</${Badge}>
           ${l.since && html`<span class="muted small">${l.online ? t('onlineSince', formatAge(ageOf(l.since))) : t('offlineSince', formatAge(ageOf(l.since)))}</span>`}
         </header>
