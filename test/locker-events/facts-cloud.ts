@@ -1,14 +1,15 @@
 /**
  * A cloud for the locker-fact tests: the API cloud of test/cloud (manual clock, test fleet) plus
- * `fact()`, which applies a locker event as the locker link does (applyLockerEvent inside a
- * locker transaction), and reads of what the facts recorded: the marketplace's notifications,
+ * `fact()`, which applies a locker event as the locker link does (its inbox row and
+ * applyLockerEvent inside a locker transaction, what operators watching live are told after it), and reads of what the facts recorded: the marketplace's notifications,
  * the locker's commands, alerts and cells.
  */
 import { lockerTransaction } from '../../cloud/src/db/transaction.js';
 import { createLockerEventApplier } from '../../cloud/src/locker-events/apply-locker-event.js';
 import type { Engine } from '../../cloud/src/db/database.js';
 import { completeReturns, expireStorage } from '../../cloud/src/expiry/expire.js';
-import type { CommandBody, EventBody } from '../../shared/src/protocol.js';
+import type { CommandBody, EventBody, LockerEvent } from '../../shared/src/protocol.js';
+import { insertInboxEvent } from '../../cloud/src/repositories/locker-stream.js';
 import { KEYS, orderBody } from '../cloud/helpers/fleet-fixtures.js';
 import { startTestCloud, type TestCloud } from '../cloud/helpers/test-cloud.js';
 import { lockerAppliedAll } from '../notify/helpers/outbox-reads.js';
@@ -35,7 +36,12 @@ export async function startFactsCloud(engine: Engine): Promise<FactsCloud> {
   return {
     ...tc,
     async fact(lockerId, body) {
-      const effect = await lockerTransaction(tc.db, [lockerId], (tx) => apply(tx, lockerId, { ...body, dseq: ++dseq, at: tc.clock.now() }));
+      const event = { ...body, dseq: ++dseq, at: tc.clock.now() };
+      const effect = await lockerTransaction(tc.db, [lockerId], async (tx) => {
+        await insertInboxEvent(tx, lockerId, event, tc.clock.now());
+        return apply(tx, lockerId, event);
+      });
+      effect?.afterCommit?.();
       return effect?.commandsFor ?? [];
     },
     async orderId(externalId) {

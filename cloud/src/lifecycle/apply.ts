@@ -48,6 +48,8 @@ export interface TransitionRequest {
   commands?: readonly LockerCommandDraft[];
   /** When the order may hold reservations: the upsert then carries `loadableUntil`. */
   reservation?: ReservationRule;
+  /** storage.extend: hours added (default: the extension operation's 72). */
+  extensionHours?: number;
 }
 
 export interface Applied {
@@ -107,7 +109,7 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
       }
       case 'extendClock': {
         if (order.hold_until === null) throw new IllegalTransition(`order ${order.id}: no storage deadline to extend`);
-        order.hold_until = extendedDeadline(order.hold_until, calendarOf(locker));
+        order.hold_until = extendedDeadline(order.hold_until, calendarOf(locker), req.extensionHours);
         notifications.push(expirationDateChangesNotification(order, at, order.hold_until, locker.timezone));
         break;
       }

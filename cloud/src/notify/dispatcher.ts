@@ -12,7 +12,8 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import { notificationReceiver } from '../repositories/accounts.js';
-import { type ClaimedNotification, claimDue, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
+import { type ClaimedNotification, claimDue, insertAttempt, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
+import { transaction } from '../db/transaction.js';
 import { Scheduler, type Job } from '../scheduler.js';
 import { ReceiverClient } from './receiver-client.js';
 import { failedAttempt, type FailurePolicy } from './retry-policy.js';
@@ -135,12 +136,21 @@ export class NotificationDispatcher {
     const outcome = receiver ? await client.send(row, receiver) : ({ ok: false, status: null, error: 'unknown marketplace' } as const);
     const now = clock.now();
     const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
+    const attempt = { notificationId: row.id, orderId: row.orderId, at: now };
     if (outcome.ok) {
-      if (await markDelivered(cdb.db, row, now)) this.#log.info(about, 'notification delivered');
+      const delivered = await transaction(cdb, async (tx) => {
+        await insertAttempt(tx, { ...attempt, status: outcome.status, error: null });
+        return markDelivered(tx, row, now);
+      });
+      if (delivered) this.#log.info(about, 'notification delivered');
       return;
     }
     const next = failedAttempt(row, now, this.#policy);
-    const recorded = await markFailed(cdb.db, row, { status: outcome.status, error: outcome.error.slice(0, 500), ...next });
+    const error = outcome.error.slice(0, 500);
+    const recorded = await transaction(cdb, async (tx) => {
+      await insertAttempt(tx, { ...attempt, status: outcome.status, error });
+      return markFailed(tx, row, { status: outcome.status, error, ...next });
+    });
     const failingNow = recorded && next.failingNow;
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');

@@ -6,8 +6,9 @@
  * (the limit counts from the notification's creation).
  */
 import type { CloudDatabase } from '../db/database.js';
-import type { Tx } from '../db/transaction.js';
-import { listNotifications as storedNotifications, makeOrdersDue, type RedeliverTarget, type StoredNotification } from '../repositories/notifications.js';
+import { transaction, type Tx } from '../db/transaction.js';
+import { type Actor, audit, targets } from '../operator/audit.js';
+import { listNotifications as storedNotifications, makeOrdersDueIn, type RedeliverTarget, type StoredNotification } from '../repositories/notifications.js';
 
 export type { RedeliverTarget } from '../repositories/notifications.js';
 
@@ -54,6 +55,11 @@ export interface RedeliverResult {
   notifications: number;
 }
 
-export function redeliver(cdb: CloudDatabase, now: number, target: RedeliverTarget): Promise<RedeliverResult> {
-  return makeOrdersDue(cdb, now, target);
+/** Redelivers; with an operator, the redelivery is audited in its transaction. */
+export function redeliver(cdb: CloudDatabase, now: number, target: RedeliverTarget, actor?: Actor): Promise<RedeliverResult> {
+  return transaction(cdb, async (tx) => {
+    const { orders, notifications, orderIds } = await makeOrdersDueIn(tx, now, target);
+    if (actor && notifications > 0) await audit(tx, actor, now, 'notifications.redeliver', targets.notifications, { target, orderIds: orderIds.slice(0, 100), notifications });
+    return { orders, notifications };
+  });
 }

@@ -19,7 +19,6 @@ export const AUDIT_ACTIONS = [
   'alert.resolve',
   'order.extend',
   'notifications.redeliver',
-  'fleet.reload',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -32,5 +31,4 @@ export const targets = {
   alert: (alertId: number) => `alert:${alertId}`,
   order: (orderId: string) => `order:${orderId}`,
   notifications: 'notifications',
-  fleet: 'fleet',
 } as const;

@@ -5,6 +5,7 @@ import { invalidRequest } from '../errors.js';
 import { recordChange } from '../outbox/record-change.js';
 import { findCell, saveCellFlags } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
+import { type Actor, audit, targets } from './audit.js';
 
 export type FlagChanges = Partial<Record<CellFlag, boolean>>;
 
@@ -14,7 +15,8 @@ export interface CellFlagsAnswer {
   flags: CellFlag[];
 }
 
-export async function setCellFlags(deps: ServiceDeps, lockerId: number, cellId: number, changes: FlagChanges): Promise<CellFlagsAnswer> {
+/** Sets and clears flags (blocking, unblocking, inspection done); a change is audited in its transaction. */
+export async function setCellFlags(deps: ServiceDeps, lockerId: number, cellId: number, changes: FlagChanges, actor: Actor): Promise<CellFlagsAnswer> {
   const outcome = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
     const cell = await findCell(tx, lockerId, cellId);
     if (!cell) throw invalidRequest(`cell ${cellId} of postamat ${lockerId} not found`);
@@ -24,8 +26,12 @@ export async function setCellFlags(deps: ServiceDeps, lockerId: number, cellId: 
     const now = deps.clock.now();
     await saveCellFlags(tx, lockerId, cellId, after, now);
     await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.flags', cellId, flags: after } }] });
+    await audit(tx, actor, now, 'cell.flags', targets.cell(lockerId, cellId), { before, after });
     return { flags: after, changed: true };
   });
-  if (outcome.changed) deps.signals.commandsRecorded([lockerId]);
+  if (outcome.changed) {
+    deps.signals.commandsRecorded([lockerId]);
+    deps.signals.live.publish({ type: 'locker', lockerId, cellId, fact: 'cell.flags' });
+  }
   return { postamatId: lockerId, cellId, flags: outcome.flags };
 }

@@ -11,6 +11,7 @@ import { invalidRequest } from '../errors.js';
 import { recordChange } from '../outbox/record-change.js';
 import { announcedCommandTypes, findCell } from '../repositories/lockers.js';
 import type { ServiceDeps } from '../services.js';
+import { type Actor, audit, targets } from './audit.js';
 
 export const CELL_OPEN_DEFAULT_MAX_AGE_SECONDS = 300;
 export const CELL_OPEN_MAX_AGE_SECONDS = CELL_OPEN_MAX_AGE_MS / 1000;
@@ -31,7 +32,7 @@ function acceptsCellOpen(commandTypes: readonly string[] | null): boolean {
   return commandTypes !== null && commandTypes.includes('cell.open');
 }
 
-export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellId: number, req: CellOpenRequest): Promise<CellOpenAnswer> {
+export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellId: number, req: CellOpenRequest, actor: Actor): Promise<CellOpenAnswer> {
   const now = deps.clock.now();
   const notAfter = now + req.maxAgeSeconds * 1000;
   const cseq = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
@@ -44,6 +45,7 @@ export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellI
     const cell = await findCell(tx, lockerId, cellId);
     if (!cell) throw invalidRequest(`cell ${cellId} of locker ${lockerId} not found`);
     const [seq] = await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.open', cellId, reason: req.reason, notAfter } }] });
+    await audit(tx, actor, now, 'cell.open', targets.cell(lockerId, cellId), { cseq: seq, openReason: req.reason, notAfter: new Date(notAfter).toISOString() });
     return seq!;
   });
   deps.signals.commandsRecorded([lockerId]);

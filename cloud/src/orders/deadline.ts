@@ -28,7 +28,10 @@ export function storageDeadline(loadedAt: number, storagePeriodHours: number, ca
   return pushPastNonWorkingDays(loadedAt + storagePeriodHours * HOUR_MS, calendar);
 }
 
-/** End of storage after one extension of an order whose storage currently ends at `holdUntil`. */
-export function extendedDeadline(holdUntil: number, calendar: LockerCalendar): number {
-  return pushPastNonWorkingDays(holdUntil + EXTENSION_HOURS * HOUR_MS, calendar);
+/**
+ * End of storage after one extension of an order whose storage currently ends at `holdUntil`:
+ * the operation's 72 hours, or as many as an operator gives.
+ */
+export function extendedDeadline(holdUntil: number, calendar: LockerCalendar, hours: number = EXTENSION_HOURS): number {
+  return pushPastNonWorkingDays(holdUntil + hours * HOUR_MS, calendar);
 }

@@ -1,10 +1,13 @@
 /**
  * order/extension: +72 hours of storage, then the deadline rule (non-working days) again. Only in
  * Courier loaded (252 otherwise, 250 when unknown). The locker gets the new holdUntil and the
- * marketplace an expiration-date-changes notification.
+ * marketplace an expiration-date-changes notification. Operators extend by the same rule, by
+ * as much as they choose (operator/order-actions.ts).
  */
 import { ResultCode, type OrderState } from '../../../shared/src/enums.js';
-import { lockerTransaction } from '../db/transaction.js';
+import type { OrderRow } from '../db/schema.js';
+import { lockerTransaction, type Tx } from '../db/transaction.js';
+import { EXTENSION_HOURS } from './deadline.js';
 import { DomainError } from '../errors.js';
 import { isoWithOffset } from '../lockers/locker-time.js';
 import { applyTransition } from '../lifecycle/apply.js';
@@ -26,12 +29,36 @@ function notFound(): DomainError {
 }
 
 export async function extendStorage(deps: ServiceDeps, marketplace: Marketplace, extId: string): Promise<ExtensionAnswer> {
-  const { cdb, clock } = deps;
-  const seen = await findOrder(cdb.db, marketplace.id, extId);
+  const seen = await findOrder(deps.cdb.db, marketplace.id, extId);
   if (!seen) throw notFound();
+  const outcome = await extendInLockerTransaction(deps, seen, (tx) => findOrder(tx, marketplace.id, extId), () => EXTENSION_HOURS);
+  return { externalID: outcome.order.external_id, date_storage: outcome.dateStorage };
+}
+
+export interface Extended {
+  /** The order before the extension. */
+  before: OrderRow;
+  order: OrderRow;
+  dateStorage: string;
+}
+
+/**
+ * The one extension rule, for the marketplace's operation and the operator's: only in Courier
+ * loaded (252 otherwise), `hours` more from the current end (given it, as read under the lock),
+ * then past non-working days; the locker gets the new holdUntil, the marketplace an
+ * expiration-date-changes notification. `inTransaction` runs last in the same transaction.
+ */
+export async function extendInLockerTransaction(
+  deps: ServiceDeps,
+  seen: OrderRow,
+  reread: (tx: Tx) => Promise<OrderRow | undefined>,
+  hours: (holdUntil: number) => number,
+  inTransaction?: (tx: Tx, extended: Extended) => Promise<void>,
+): Promise<Extended> {
+  const { cdb, clock } = deps;
   // Only a New order moves between lockers, and a New order is refused below: the locker is stable.
   const outcome = await lockerTransaction(cdb, [seen.locker_id], async (tx) => {
-    const order = await findOrder(tx, marketplace.id, extId);
+    const order = await reread(tx);
     if (!order) throw notFound();
     requireAllowed('storage.extend', order.state as OrderState);
     if (order.hold_until === null || order.locker_id !== seen.locker_id) {
@@ -47,10 +74,12 @@ export async function extendStorage(deps: ServiceDeps, marketplace: Marketplace,
       parcels,
       locker,
       at: clock.now(),
+      extensionHours: hours(order.hold_until),
     });
-    const expire = isoWithOffset(applied.order.hold_until!, locker.timezone);
-    return { answer: { externalID: order.external_id, date_storage: expire }, applied };
+    const extended = { before: order, order: applied.order, dateStorage: isoWithOffset(applied.order.hold_until!, locker.timezone) };
+    await inTransaction?.(tx, extended);
+    return { extended, applied };
   });
   signalApplied(deps.signals, [outcome.applied]);
-  return outcome.answer;
+  return outcome.extended;
 }

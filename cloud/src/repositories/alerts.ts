@@ -52,6 +52,8 @@ export interface AlertQuery {
   severity?: AlertSeverity | undefined;
   /** Default: every status but history. */
   statuses?: readonly AlertStatus[] | undefined;
+  /** Rows to skip (page views). */
+  offset?: number | undefined;
   limit: number;
 }
 
@@ -173,14 +175,24 @@ export async function resolveAlert(db: Tx, alertId: number, at: number, by: stri
   return toAlert(row);
 }
 
-/** Newest first. */
-export async function listAlerts(db: Tx, q: AlertQuery): Promise<Alert[]> {
+function filtered(db: Tx, q: Omit<AlertQuery, 'limit' | 'offset'>) {
   const statuses = q.statuses ?? ALERT_STATUSES.filter((s) => s !== 'history');
-  let query = db.selectFrom('locker_alerts').selectAll().where('status', 'in', [...statuses]).orderBy('id', 'desc').limit(q.limit);
+  let query = db.selectFrom('locker_alerts').where('status', 'in', [...statuses]);
   if (q.lockerId !== undefined) query = query.where('locker_id', '=', q.lockerId);
   if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
   if (q.severity !== undefined) query = query.where('severity', '=', q.severity);
-  return (await query.execute()).map(toAlert);
+  return query;
+}
+
+/** Newest first. */
+export async function listAlerts(db: Tx, q: AlertQuery): Promise<Alert[]> {
+  const rows = await filtered(db, q).selectAll().orderBy('id', 'desc').offset(q.offset ?? 0).limit(q.limit).execute();
+  return rows.map(toAlert);
+}
+
+export async function countAlerts(db: Tx, q: Omit<AlertQuery, 'limit' | 'offset'>): Promise<number> {
+  const row = await filtered(db, q).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Open alerts (not yet acknowledged or resolved) by severity, over the whole fleet. */

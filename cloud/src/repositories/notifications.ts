@@ -221,23 +221,41 @@ export async function listNotifications(db: Tx, f: NotificationFilter): Promise<
  * failing mark, in one transaction.
  */
 export async function makeOrdersDue(cdb: CloudDatabase, now: number, target: RedeliverTarget): Promise<{ orders: number; notifications: number }> {
-  return transaction(cdb, async (tx) => {
-    let chosen = tx.selectFrom('notifications').select('order_id').distinct().where('delivered_at', 'is', null);
-    if ('ids' in target) {
-      if (target.ids.length === 0) return { orders: 0, notifications: 0 };
-      chosen = chosen.where('id', 'in', [...target.ids]);
-    } else {
-      chosen = chosen.where('failing_since', 'is not', null);
-      if (target.marketplaceId !== undefined) chosen = chosen.where('marketplace_id', '=', target.marketplaceId);
-    }
-    const orders = (await chosen.execute()).map((r) => r.order_id);
-    if (orders.length === 0) return { orders: 0, notifications: 0 };
-    const r = await tx
-      .updateTable('notifications')
-      .set({ next_attempt_at: now, failing_since: null })
-      .where('order_id', 'in', orders)
-      .where('delivered_at', 'is', null)
-      .executeTakeFirst();
-    return { orders: orders.length, notifications: Number(r.numUpdatedRows) };
-  });
+  return transaction(cdb, (tx) => makeOrdersDueIn(tx, now, target));
+}
+
+/** makeOrdersDue in the caller's transaction; also the orders it chose. */
+export async function makeOrdersDueIn(tx: Tx, now: number, target: RedeliverTarget): Promise<{ orders: number; notifications: number; orderIds: string[] }> {
+  let chosen = tx.selectFrom('notifications').select('order_id').distinct().where('delivered_at', 'is', null);
+  if ('ids' in target) {
+    if (target.ids.length === 0) return { orders: 0, notifications: 0, orderIds: [] };
+    chosen = chosen.where('id', 'in', [...target.ids]);
+  } else {
+    chosen = chosen.where('failing_since', 'is not', null);
+    if (target.marketplaceId !== undefined) chosen = chosen.where('marketplace_id', '=', target.marketplaceId);
+  }
+  const orders = (await chosen.execute()).map((r) => r.order_id);
+  if (orders.length === 0) return { orders: 0, notifications: 0, orderIds: [] };
+  const r = await tx
+    .updateTable('notifications')
+    .set({ next_attempt_at: now, failing_since: null })
+    .where('order_id', 'in', orders)
+    .where('delivered_at', 'is', null)
+    .executeTakeFirst();
+  return { orders: orders.length, notifications: Number(r.numUpdatedRows), orderIds: orders };
+}
+
+export interface NotificationAttempt {
+  notificationId: number;
+  orderId: string;
+  at: number;
+  /** HTTP status; null when no answer came. */
+  status: number | null;
+  /** Null when delivered. */
+  error: string | null;
+}
+
+/** One delivery attempt and the receiver's answer (the order's timeline shows each). */
+export async function insertAttempt(db: Tx, a: NotificationAttempt): Promise<void> {
+  await db.insertInto('notification_attempts').values({ notification_id: a.notificationId, order_id: a.orderId, at: a.at, status: a.status, error: a.error }).execute();
 }

@@ -32,9 +32,10 @@ export async function snapshotDatabase(cdb: CloudDatabase): Promise<DatabaseSnap
 
 /**
  * Tables that record refused requests by design and so are exempt from "a refused request changes
- * nothing": the rate-limit counters and the locks of guessed credentials (cloud/src/guard/).
+ * nothing": the rate-limit counters and the locks of guessed credentials (cloud/src/guard/), and
+ * the marketplace calls that named an order, refused or not (the order's timeline).
  */
-export const REFUSAL_RECORDS: ReadonlySet<string> = new Set<string>(['rate_counters', 'guard_locks']);
+export const REFUSAL_RECORDS: ReadonlySet<string> = new Set<string>(['rate_counters', 'guard_locks', 'order_api_calls']);
 
 /** Rows of other tables written by a refusal by design: the operator alert of a guessing lockout. */
 function recordsRefusal(table: string, row: Record<string, unknown>): boolean {

@@ -30,6 +30,7 @@ import { orderDetail } from '../../orders/order-detail.js';
 import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { requireJsonBody } from '../error-handler.js';
+import { recordOrderApiCalls } from '../order-api-calls.js';
 import { marketplaceOf } from '../plugins/authentication.js';
 
 export const V4_PREFIX = '/api/v4';
@@ -45,6 +46,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
 
   app.requireApiKey('marketplace');
   app.addHook('preValidation', requireJsonBody);
+  recordOrderApiCalls(app, deps, V4_PREFIX);
 
   app.put(
     '/auth/delivery/smartorder/create',

@@ -7,7 +7,8 @@ import { positiveInt32 } from '../../../contract/common.js';
 import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../../operator/cell-open.js';
 import { setCellFlags } from '../../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../../services.js';
-import { operatorErrors, security } from './shared.js';
+import { operatorOf } from '../../plugins/authentication.js';
+import { operatorErrors, reasonSchema, security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -15,8 +16,10 @@ const flagChanges = z
     [CellFlag.Dirty]: z.boolean().optional(),
     [CellFlag.NeedsInventory]: z.boolean().optional(),
     [CellFlag.Blocked]: z.boolean().optional(),
+    reason: reasonSchema.optional().describe('why (kept in the audit log)'),
   })
-  .describe('true sets a flag, false clears it, absent leaves it');
+  .describe('true sets a flag, false clears it, absent leaves it; clearing faulty, dirty and needs_inventory marks an inspection done')
+  .meta({ example: { blocked: true, reason: 'door hinge broken' } });
 
 export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.put(
@@ -34,7 +37,10 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         },
       },
     },
-    async (req) => setCellFlags(deps, req.params.postamatId, req.params.cellId, req.body),
+    async (req) => {
+      const { reason, ...changes } = req.body;
+      return setCellFlags(deps, req.params.postamatId, req.params.cellId, changes, { operator: operatorOf(req).id, reason: reason ?? null });
+    },
   );
 
   app.post(
@@ -60,7 +66,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
       },
     },
     async (req, reply) => {
-      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body);
+      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body, { operator: operatorOf(req).id, reason: req.body.reason });
       return reply.code(202).send(answer);
     },
   );

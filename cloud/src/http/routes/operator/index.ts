@@ -6,7 +6,11 @@
  *   cells.ts          PUT  /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
  *   fleet.ts          POST /fleet/reload
  *   notifications.ts  GET  /notifications, POST /notifications/redeliver
- *   alerts.ts         GET  /alerts
+ *   alerts.ts         GET  /alerts, POST /alerts/:alertId/acknowledge, POST /alerts/:alertId/resolve
+ *   lockers.ts        GET  /overview, /lockers, /lockers/:lockerId, /lockers/:lockerId/orders|commands|alerts
+ *   orders.ts         GET  /orders, /orders/:orderId/timeline; POST /orders/:orderId/extend
+ *   audit.ts          GET  /audit
+ *   stream.ts         GET  /stream (server-sent events)
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from '../../../fleet/provision.js';
@@ -17,6 +21,10 @@ import { cellRoutes } from './cells.js';
 import { fleetRoutes } from './fleet.js';
 import { notificationRoutes } from './notifications.js';
 import { sessionRoutes } from './session.js';
+import { auditRoutes } from './audit.js';
+import { lockerRoutes } from './lockers.js';
+import { orderRoutes } from './orders.js';
+import { streamRoutes } from './stream.js';
 
 export const OPERATOR_PREFIX = '/operator';
 
@@ -34,4 +42,8 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   await app.register(fleetRoutes, { reloadFleet });
   await app.register(notificationRoutes, { deps });
   await app.register(alertRoutes, { deps });
+  await app.register(lockerRoutes, { deps });
+  await app.register(orderRoutes, { deps });
+  await app.register(auditRoutes, { deps });
+  await app.register(streamRoutes, { deps });
 };

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { LIMITS, requestString } from '../../../contract/common.js';
 import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
 import type { ServiceDeps } from '../../../services.js';
-import { iso, isoTime, limit, operatorErrors, rowId, security } from './shared.js';
+import { operatorOf } from '../../plugins/authentication.js';
+import { iso, isoTime, limit, operatorErrors, reasonSchema, rowId, security } from './shared.js';
 
 export interface NotificationRoutesOptions {
   deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'signals'>;
@@ -76,14 +77,15 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
         summary: 'Make notifications due now (with every undelivered one of their orders, in order)',
         security,
         body: z.union([
-          z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest) }),
-          z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional() }),
+          z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest), reason: reasonSchema.optional() }),
+          z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional(), reason: reasonSchema.optional() }),
         ]),
         response: { 200: z.object({ orders: z.int(), notifications: z.int() }), ...operatorErrors },
       },
     },
     async (req) => {
-      const result = await redeliver(deps.cdb, deps.clock.now(), req.body);
+      const { reason, ...target } = req.body;
+      const result = await redeliver(deps.cdb, deps.clock.now(), target, { operator: operatorOf(req).id, reason: reason ?? null });
       if (result.notifications > 0) deps.signals.notificationsRecorded();
       return result;
     },

@@ -1,0 +1,70 @@
+/**
+ * The marketplace API calls that name an order are kept for the order's timeline (operator
+ * console): operation, time, result code (0 on success) and the request id of the log line. Hooks
+ * of the marketplace route group: the answer's code is read as it is sent, the row written once
+ * the answer is out, so a call is recorded whatever its outcome (a refused create of an unknown
+ * order names no order and is not). A failure to record is logged, never answered.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceDeps } from '../services.js';
+import { insertOrderApiCall } from '../repositories/operator-views.js';
+import { findOrder } from '../repositories/orders.js';
+import { marketplaceOf } from './plugins/authentication.js';
+
+/** Route (without the group's prefix) -> the operation's name and the body field naming the order. */
+const ORDER_OPERATIONS: Record<string, { operation: string; field: 'externalId' | 'extId' }> = {
+  '/auth/delivery/smartorder/create': { operation: 'smartorder/create', field: 'externalId' },
+  '/auth/delivery/order/create': { operation: 'order/create', field: 'externalId' },
+  '/auth/delivery/order/update': { operation: 'order/update', field: 'externalId' },
+  '/auth/delivery/order/place/cancel': { operation: 'order/place/cancel', field: 'extId' },
+  '/auth/delivery/order/extension': { operation: 'order/extension', field: 'extId' },
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The envelope's resultCode of a refused answer (0: success). */
+    answeredCode: number;
+  }
+}
+
+function operationOf(req: FastifyRequest, prefix: string): { operation: string; externalId: string } | undefined {
+  const url = req.routeOptions.url;
+  const op = url === undefined ? undefined : ORDER_OPERATIONS[url.slice(prefix.length)];
+  const body = req.body as Record<string, unknown> | null | undefined;
+  const externalId = op && body && typeof body === 'object' ? body[op.field] : undefined;
+  return op && typeof externalId === 'string' ? { operation: op.operation, externalId } : undefined;
+}
+
+export function recordOrderApiCalls(app: FastifyInstance, deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'logger'>, prefix: string): void {
+  app.decorateRequest('answeredCode', 0);
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      try {
+        const code = (JSON.parse(payload) as { resultCode?: unknown }).resultCode;
+        if (typeof code === 'number') req.answeredCode = code;
+      } catch {
+        // not an envelope
+      }
+    }
+    done(null, payload);
+  });
+  app.addHook('onResponse', async (req) => {
+    const call = req.caller?.kind === 'marketplace' ? operationOf(req, prefix) : undefined;
+    if (!call) return;
+    try {
+      const marketplace = marketplaceOf(req);
+      const order = await findOrder(deps.cdb.db, marketplace.id, call.externalId);
+      if (!order) return;
+      await insertOrderApiCall(deps.cdb.db, {
+        orderId: order.id,
+        marketplaceId: marketplace.id,
+        operation: call.operation,
+        at: deps.clock.now(),
+        resultCode: req.answeredCode,
+        requestId: String(req.id),
+      });
+    } catch (err) {
+      req.log.error({ err, operation: call.operation }, 'recording an order API call failed');
+    }
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * /operator fleet views (operator/fleet-views.ts): the overview, the locker list, one locker with
+ * its cells as the front looks, and the locker's orders, commands and alerts.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CELL_FLAGS } from '../../../../../shared/src/enums.js';
+import { positiveInt32, requestString } from '../../../contract/common.js';
+import { listAlerts } from '../../../locker-events/alerts.js';
+import { ALERT_STATUSES, countAlerts } from '../../../repositories/alerts.js';
+import { CELL_STATES, lockerList, lockerWithGrid, overview } from '../../../operator/fleet-views.js';
+import { lockerOrders } from '../../../operator/order-views.js';
+import { COMMAND_STATUSES, lockerCommandsPage } from '../../../repositories/operator-views.js';
+import type { ServiceDeps } from '../../../services.js';
+import { alertView, presentAlert } from './alerts.js';
+import { orderItem } from './orders.js';
+import { iso, isoTime, operatorErrors, pageOf, paging, security } from './shared.js';
+
+const overviewView = z
+  .object({
+    lockers: z.object({ total: z.int(), online: z.int(), offline: z.int() }).describe('active lockers'),
+    openAlerts: z.object({ critical: z.int(), warning: z.int(), info: z.int() }).describe('open (not yet acknowledged) alerts by severity'),
+    cells: z.object({ needsInspection: z.int().describe('faulty, dirty or needs_inventory'), blocked: z.int() }),
+    notifications: z.object({ undelivered: z.int(), oldestUndeliveredAgeSeconds: z.int().nullable() }),
+  })
+  .meta({
+    example: {
+      lockers: { total: 5000, online: 4987, offline: 13 },
+      openAlerts: { critical: 2, warning: 17, info: 0 },
+      cells: { needsInspection: 41, blocked: 6 },
+      notifications: { undelivered: 3, oldestUndeliveredAgeSeconds: 95 },
+    },
+  });
+
+const lockerItem = z
+  .object({
+    lockerId: z.int(),
+    name: z.string(),
+    city: z.string(),
+    address: z.string(),
+    active: z.boolean(),
+    broken: z.boolean(),
+    online: z.boolean(),
+    since: isoTime.describe('online since or offline since; null: never connected'),
+    lastSeenAt: isoTime,
+    freeToday: z.record(z.string(), z.int()).describe('free cells now per size `<width>x<height>` (mm)'),
+    openAlerts: z.int(),
+    lastEventAt: isoTime.describe('when the cloud applied the locker\'s latest event'),
+  })
+  .meta({
+    example: {
+      lockerId: 101, name: 'Постамат Тверская 7', city: 'Москва', address: 'Москва, Тверская ул., 7', active: true, broken: false, online: true,
+      since: '2030-03-04T06:12:00.000Z', lastSeenAt: '2030-03-04T09:00:00.000Z', freeToday: { '400x100': 3, '400x200': 1 }, openAlerts: 1,
+      lastEventAt: '2030-03-04T08:58:40.000Z',
+    },
+  });
+
+const gridCell = z.object({
+  cellId: z.int(),
+  column: z.int().describe('1-based, left to right: the board the cell hangs on (by bus, then address)'),
+  row: z.int().describe('1-based, top to bottom: the lock number among the board\'s locks'),
+  size: z.string().describe('`<width>x<height>`, mm'),
+  width: z.int(),
+  height: z.int(),
+  depth: z.int(),
+  state: z.enum(CELL_STATES),
+  doorOpen: z.boolean().nullable().describe('from the latest door fact; null: unknown'),
+  flags: z.array(z.enum(CELL_FLAGS)),
+  orders: z.array(z.object({ orderId: z.string(), externalId: z.string(), marketplaceId: z.string() })).describe('orders holding the cell'),
+});
+
+const lockerDetail = lockerItem.extend({ timezone: z.string(), depth: z.int(), grid: z.array(gridCell) });
+
+const commandItem = z.object({
+  cseq: z.int(),
+  type: z.string(),
+  body: z.unknown(),
+  createdAt: isoTime,
+  status: z.enum(COMMAND_STATUSES).describe('pending: not yet sent to the current connection; sent: published, not acked; acked: applied by the locker'),
+});
+
+const lockerParams = z.object({ lockerId: z.coerce.number().pipe(positiveInt32) });
+
+function presentLocker<T extends { since: number | null; lastSeenAt: number | null; lastEventAt: number | null }>(l: T) {
+  return { ...l, since: iso(l.since), lastSeenAt: iso(l.lastSeenAt), lastEventAt: iso(l.lastEventAt) };
+}
+
+export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
+  app.get(
+    '/overview',
+    { schema: { tags: ['operator'], summary: 'The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog', security, response: { 200: overviewView, ...operatorErrors } } },
+    async () => overview(deps),
+  );
+
+  app.get(
+    '/lockers',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Lockers by id, a page at a time, with presence, free cells per size and open alerts',
+        security,
+        querystring: z.object({
+          query: requestString(100).optional().describe('id, or part of the name, city or address'),
+          status: z.enum(['online', 'offline']).optional(),
+          alarms: z.enum(['open']).optional().describe('open: only lockers with open alerts'),
+          ...paging,
+        }),
+        response: { 200: pageOf(lockerItem), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const list = await lockerList(deps, req.query);
+      return { ...list, items: list.items.map(presentLocker) };
+    },
+  );
+
+  app.get(
+    '/lockers/:lockerId',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "One locker with its cells as the front looks (column, row, state, door, flags)",
+        security,
+        params: lockerParams,
+        response: { 200: lockerDetail, ...operatorErrors },
+      },
+    },
+    async (req) => presentLocker(await lockerWithGrid(deps, req.params.lockerId)),
+  );
+
+  app.get(
+    '/lockers/:lockerId/orders',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "The locker's orders, newest first (phones masked)",
+        security,
+        params: lockerParams,
+        querystring: z.object(paging),
+        response: { 200: pageOf(orderItem), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const page = await lockerOrders(deps, req.params.lockerId, req.query.page, req.query.pageSize);
+      return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
+    },
+  );
+
+  app.get(
+    '/lockers/:lockerId/commands',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "The cloud's command queue to the locker, newest first (applied commands are trimmed after a week)",
+        security,
+        params: lockerParams,
+        querystring: z.object({ status: z.enum(COMMAND_STATUSES).optional(), ...paging }),
+        response: { 200: pageOf(commandItem), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const { page, pageSize, status } = req.query;
+      const { items, total } = await lockerCommandsPage(deps.cdb.db, req.params.lockerId, { status, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: items.map((c) => ({ ...c, createdAt: iso(c.createdAt) })), total, page, pageSize };
+    },
+  );
+
+  app.get(
+    '/lockers/:lockerId/alerts',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "The locker's alerts, newest first (routine facts with include=history)",
+        security,
+        params: lockerParams,
+        querystring: z.object({ status: z.enum(ALERT_STATUSES).optional(), include: z.enum(['history']).optional(), ...paging }),
+        response: { 200: pageOf(alertView), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const { page, pageSize, status, include } = req.query;
+      const statuses = status ? [status] : include === 'history' ? ALERT_STATUSES : undefined;
+      const q = { lockerId: req.params.lockerId, statuses };
+      const rows = await listAlerts(deps.cdb.db, { ...q, offset: (page - 1) * pageSize, limit: pageSize });
+      return { items: rows.map(presentAlert), total: await countAlerts(deps.cdb.db, q), page, pageSize };
+    },
+  );
+  return Promise.resolve();
+};

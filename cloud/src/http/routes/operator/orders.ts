@@ -1,0 +1,106 @@
+/** /operator orders: search, one order's timeline, extending its storage. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requestString } from '../../../contract/common.js';
+import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
+import { orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
+import type { ServiceDeps } from '../../../services.js';
+import { operatorOf } from '../../plugins/authentication.js';
+import { iso, isoTime, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
+
+export const orderItem = z
+  .object({
+    orderId: z.string(),
+    externalId: z.string(),
+    marketplaceId: z.string(),
+    lockerId: z.int(),
+    state: z.int().describe('OrderState of the API'),
+    phones: z.array(z.string()).describe('masked: country code and last four digits'),
+    barcodes: z.array(z.string()),
+    holdUntil: isoTime,
+    createdAt: isoTime,
+    stateChangedAt: isoTime,
+  })
+  .meta({
+    example: {
+      orderId: '0b6c1f3e-6d1e-4a57-9f0e-6f1c2a3b4c5d', externalId: 'ORD-1', marketplaceId: 'shop-one', lockerId: 101, state: 3,
+      phones: ['+7******4567'], barcodes: ['ORD-1-P1'], holdUntil: '2030-03-07T09:00:00.000Z', createdAt: '2030-03-04T08:00:00.000Z',
+      stateChangedAt: '2030-03-04T09:00:00.000Z',
+    },
+  });
+
+const timelineView = z.object({
+  orderId: z.string(),
+  externalId: z.string(),
+  marketplaceId: z.string(),
+  lockerId: z.int(),
+  state: z.int(),
+  entries: z.array(
+    z
+      .object({ at: z.string(), kind: z.enum(TIMELINE_KINDS), summary: z.string(), detail: z.record(z.string(), z.unknown()) })
+      .meta({ example: { at: '2030-03-04T09:00:00.000Z', kind: 'notification_attempt', summary: 'order-status: HTTP 503: HTTP 503', detail: { notificationId: 7, status: 503, error: 'HTTP 503' } } }),
+  ),
+});
+
+const orderParams = z.object({ orderId: requestString(64).min(1).describe('the platform order id') });
+
+export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
+  app.get(
+    '/orders',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked',
+        security,
+        querystring: z.object({ query: requestString(64).trim().min(3).describe('externalId, barcode or phone (4-15 digits), whole or its end'), ...paging }),
+        response: { 200: pageOf(orderItem), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const page = await searchOrders(deps, req.query.query, req.query.page, req.query.pageSize);
+      return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
+    },
+  );
+
+  app.get(
+    '/orders/:orderId/timeline',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts",
+        security,
+        params: orderParams,
+        response: { 200: timelineView, ...operatorErrors },
+      },
+    },
+    async (req) => orderTimeline(deps, req.params.orderId),
+  );
+
+  app.post(
+    '/orders/:orderId/extend',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: "Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on)",
+        security,
+        params: orderParams,
+        body: z
+          .union([
+            z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema }),
+            z.object({ until: z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset'), reason: reasonSchema }),
+          ])
+          .meta({ example: { days: 2, reason: 'customer in hospital' } }),
+        response: {
+          200: z.object({ orderId: z.string(), externalId: z.string(), holdUntil: z.string(), dateStorage: z.string().describe('as order/extension answers it') }),
+          ...operatorErrors,
+        },
+      },
+    },
+    async (req) => {
+      const body = req.body;
+      const request = 'days' in body ? { days: body.days } : { until: Date.parse(body.until) };
+      return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason }, req.params.orderId, request);
+    },
+  );
+  return Promise.resolve();
+};

@@ -1,0 +1,368 @@
+/**
+ * The reads behind the operator console's views: the fleet overview, the locker list (one query
+ * for the page with its total, one for the page's cells: no query per locker), a locker's
+ * commands and orders, order search, and the history of one order. Reads only; every function
+ * takes the executor the caller holds.
+ */
+import { type ExpressionBuilder, sql } from 'kysely';
+import { OrderState } from '../../../shared/src/enums.js';
+import type { Database } from '../db/schema.js';
+import type { Tx } from '../db/transaction.js';
+import { type CellFlag } from '../../../shared/src/enums.js';
+import { cellFlags } from './lockers.js';
+import { CELL_HOLDING_PARCEL_STATES } from './occupancy.js';
+
+const HOLDING_ORDER_EXCLUDED = [OrderState.ClientReceived, OrderState.CourierPickedUp, OrderState.Cancelled];
+
+/** `text` for a LIKE pattern: %, _ and \ taken literally (with ESCAPE '\'). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function like(column: string, pattern: string) {
+  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+}
+
+export interface FleetCounts {
+  lockers: number;
+  online: number;
+  cellsNeedingInspection: number;
+  cellsBlocked: number;
+  notificationsUndelivered: number;
+  oldestUndeliveredAt: number | null;
+}
+
+/** Counts over the active lockers and the notifications outbox. */
+export async function fleetCounts(db: Tx): Promise<FleetCounts> {
+  const lockers = await db
+    .selectFrom('lockers')
+    .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(online), 0)`.as('online')])
+    .where('active', '=', 1)
+    .executeTakeFirstOrThrow();
+  const cells = await db
+    .selectFrom('cells')
+    .innerJoin('lockers', 'lockers.id', 'cells.locker_id')
+    .select([
+      sql<number>`coalesce(sum(case when cells.faulty = 1 or cells.dirty = 1 or cells.needs_inventory = 1 then 1 else 0 end), 0)`.as('inspection'),
+      sql<number>`coalesce(sum(cells.blocked), 0)`.as('blocked'),
+    ])
+    .where('lockers.active', '=', 1)
+    .executeTakeFirstOrThrow();
+  const backlog = await db
+    .selectFrom('notifications')
+    .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(created_at)`.as('oldest')])
+    .where('delivered_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return {
+    lockers: Number(lockers.n),
+    online: Number(lockers.online),
+    cellsNeedingInspection: Number(cells.inspection),
+    cellsBlocked: Number(cells.blocked),
+    notificationsUndelivered: Number(backlog.n),
+    oldestUndeliveredAt: backlog.oldest === null ? null : Number(backlog.oldest),
+  };
+}
+
+export interface LockerListQuery {
+  /** Only this locker. */
+  lockerId?: number | undefined;
+  /** Id, name, city or address (part of it, case-insensitive for Latin letters). */
+  query?: string | undefined;
+  online?: boolean | undefined;
+  /** Only lockers with open alerts. */
+  openAlerts?: boolean | undefined;
+  offset: number;
+  limit: number;
+}
+
+export interface LockerListRow {
+  id: number;
+  name: string;
+  active: boolean;
+  broken: boolean;
+  /** The locker's profile, JSON (location: city, address). */
+  profile: string;
+  online: boolean;
+  presenceChangedAt: number | null;
+  lastSeenAt: number | null;
+  lastEventAt: number | null;
+  openAlerts: number;
+}
+
+const openAlertCount = (eb: ExpressionBuilder<Database, 'lockers'>) =>
+  eb
+    .selectFrom('locker_alerts')
+    .select(sql<number>`count(*)`.as('n'))
+    .whereRef('locker_alerts.locker_id', '=', 'lockers.id')
+    .where('locker_alerts.status', '=', 'open');
+
+/** One page of lockers by id, with the total of the filter, in one query. */
+export async function lockerListPage(db: Tx, q: LockerListQuery): Promise<{ rows: LockerListRow[]; total: number }> {
+  let query = db
+    .selectFrom('lockers')
+    // The last applied event is the one at acked_dseq (primary key lookup).
+    .leftJoin('inbox_events', (j) => j.onRef('inbox_events.locker_id', '=', 'lockers.id').onRef('inbox_events.dseq', '=', 'lockers.acked_dseq'))
+    .select((eb) => [
+      'lockers.id',
+      'lockers.name',
+      'lockers.active',
+      'lockers.broken',
+      'lockers.profile',
+      'lockers.online',
+      'lockers.presence_changed_at',
+      'lockers.last_seen_at',
+      'inbox_events.received_at as last_event_at',
+      openAlertCount(eb).as('open_alerts'),
+      sql<number>`count(*) over ()`.as('total'),
+    ]);
+  if (q.lockerId !== undefined) query = query.where('lockers.id', '=', q.lockerId);
+  if (q.online !== undefined) query = query.where('lockers.online', '=', q.online ? 1 : 0);
+  if (q.openAlerts) query = query.where((eb) => eb(openAlertCount(eb), '>', 0));
+  if (q.query) {
+    const text = q.query.toLowerCase();
+    const pattern = `%${likeLiteral(text)}%`;
+    const id = /^\d{1,10}$/.test(text) ? Number(text) : null;
+    query = query.where((eb) =>
+      eb.or([
+        ...(id !== null ? [eb('lockers.id', '=', id)] : []),
+        eb(sql`lower(${sql.ref('lockers.name')})`, 'like', sql`${pattern} escape '\\'`),
+        // The profile holds the location (city, street, full address) as JSON text.
+        eb(sql`lower(${sql.ref('lockers.profile')})`, 'like', sql`${pattern} escape '\\'`),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('lockers.id').offset(q.offset).limit(q.limit).execute();
+  return {
+    total: rows.length > 0 ? Number(rows[0]!.total) : await lockerListTotal(db, q),
+    rows: rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      active: !!r.active,
+      broken: !!r.broken,
+      profile: r.profile,
+      online: !!r.online,
+      presenceChangedAt: r.presence_changed_at === null ? null : Number(r.presence_changed_at),
+      lastSeenAt: r.last_seen_at === null ? null : Number(r.last_seen_at),
+      lastEventAt: r.last_event_at === null ? null : Number(r.last_event_at),
+      openAlerts: Number(r.open_alerts),
+    })),
+  };
+}
+
+/** The total when the page is past the end (no row to carry it). */
+async function lockerListTotal(db: Tx, q: LockerListQuery): Promise<number> {
+  if (q.offset === 0) return 0;
+  const { total } = await lockerListPage(db, { ...q, offset: 0, limit: 1 });
+  return total;
+}
+
+export interface CellState {
+  lockerId: number;
+  cellId: number;
+  width: number;
+  height: number;
+  flags: CellFlag[];
+  /** A parcel of a non-terminal order holds or has reserved it. */
+  held: boolean;
+}
+
+/** Every cell of these lockers with its flags and whether a parcel holds it, in one query. */
+export async function cellStatesOf(db: Tx, lockerIds: readonly number[]): Promise<CellState[]> {
+  if (lockerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('cells')
+    .select((eb) => [
+      'cells.locker_id',
+      'cells.id',
+      'cells.width',
+      'cells.height',
+      'cells.faulty',
+      'cells.dirty',
+      'cells.needs_inventory',
+      'cells.blocked',
+      eb
+        .exists(
+          eb
+            .selectFrom('parcels')
+            .innerJoin('orders', 'orders.id', 'parcels.order_id')
+            .select('parcels.cell_id')
+            .whereRef('parcels.cell_id', '=', 'cells.id')
+            .whereRef('orders.locker_id', '=', 'cells.locker_id')
+            .where('parcels.state', 'in', [...CELL_HOLDING_PARCEL_STATES])
+            .where('orders.state', 'not in', HOLDING_ORDER_EXCLUDED),
+        )
+        .as('held'),
+    ])
+    .where('cells.locker_id', 'in', [...lockerIds])
+    .execute();
+  return rows.map((r) => ({ lockerId: r.locker_id, cellId: r.id, width: r.width, height: r.height, flags: cellFlags(r), held: !!r.held }));
+}
+
+export interface LoggedCommand {
+  cseq: number;
+  type: string;
+  body: unknown;
+  createdAt: number;
+  status: 'pending' | 'sent' | 'acked';
+}
+
+export const COMMAND_STATUSES = ['pending', 'sent', 'acked'] as const;
+
+/** The locker's logged commands, newest first, with where each stands (acked commands are trimmed after a while). */
+export async function lockerCommandsPage(
+  db: Tx,
+  lockerId: number,
+  q: { status?: LoggedCommand['status'] | undefined; offset: number; limit: number },
+): Promise<{ items: LoggedCommand[]; total: number }> {
+  const cursor = await db.selectFrom('lockers').select(['applied_cseq', 'sent_cseq']).where('id', '=', lockerId).executeTakeFirst();
+  if (!cursor) return { items: [], total: 0 };
+  const applied = Number(cursor.applied_cseq);
+  const sent = Math.max(Number(cursor.sent_cseq), applied);
+  let base = db.selectFrom('locker_commands').where('locker_id', '=', lockerId);
+  if (q.status === 'acked') base = base.where('cseq', '<=', applied);
+  if (q.status === 'sent') base = base.where('cseq', '>', applied).where('cseq', '<=', sent);
+  if (q.status === 'pending') base = base.where('cseq', '>', sent);
+  const total = await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await base.select(['cseq', 'type', 'body', 'created_at']).orderBy('cseq', 'desc').offset(q.offset).limit(q.limit).execute();
+  return {
+    total: Number(total.n),
+    items: rows.map((r) => {
+      const cseq = Number(r.cseq);
+      return { cseq, type: r.type, body: JSON.parse(r.body) as unknown, createdAt: Number(r.created_at), status: cseq <= applied ? 'acked' : cseq <= sent ? 'sent' : 'pending' };
+    }),
+  };
+}
+
+export interface OrderListRow {
+  id: string;
+  marketplaceId: string;
+  externalId: string;
+  lockerId: number;
+  state: number;
+  /** The customer contacts, JSON (masked by the caller). */
+  notification: string;
+  holdUntil: number | null;
+  createdAt: number;
+  stateChangedAt: number;
+  barcodes: string[];
+}
+
+type OrderColumns = Pick<Database['orders'], 'id' | 'marketplace_id' | 'external_id' | 'locker_id' | 'state' | 'notification' | 'hold_until' | 'created_at' | 'state_changed_at'>;
+
+async function withBarcodes(db: Tx, rows: readonly OrderColumns[]): Promise<OrderListRow[]> {
+  const ids = rows.map((r) => r.id);
+  const parcels = ids.length === 0 ? [] : await db.selectFrom('parcels').select(['order_id', 'barcode']).where('order_id', 'in', ids).orderBy('position').execute();
+  const byOrder = new Map<string, string[]>();
+  for (const p of parcels) byOrder.set(p.order_id, [...(byOrder.get(p.order_id) ?? []), p.barcode]);
+  return rows.map((r) => ({
+    id: r.id,
+    marketplaceId: r.marketplace_id,
+    externalId: r.external_id,
+    lockerId: r.locker_id,
+    state: r.state,
+    notification: r.notification,
+    holdUntil: r.hold_until === null ? null : Number(r.hold_until),
+    createdAt: Number(r.created_at),
+    stateChangedAt: Number(r.state_changed_at),
+    barcodes: byOrder.get(r.id) ?? [],
+  }));
+}
+
+const ORDER_COLUMNS = ['id', 'marketplace_id', 'external_id', 'locker_id', 'state', 'notification', 'hold_until', 'created_at', 'state_changed_at'] as const;
+
+/** The locker's orders, newest first. */
+export async function lockerOrdersPage(db: Tx, lockerId: number, q: { offset: number; limit: number }): Promise<{ items: OrderListRow[]; total: number }> {
+  const total = await db.selectFrom('orders').select(sql<number>`count(*)`.as('n')).where('locker_id', '=', lockerId).executeTakeFirstOrThrow();
+  const rows = await db.selectFrom('orders').select(ORDER_COLUMNS).where('locker_id', '=', lockerId).orderBy('created_at', 'desc').orderBy('id').offset(q.offset).limit(q.limit).execute();
+  return { total: Number(total.n), items: await withBarcodes(db, rows) };
+}
+
+/**
+ * Orders whose externalId or a parcel's barcode is the text or ends with it, or, for a text of
+ * 4 to 15 digits (a leading + allowed), with a customer phone that is it or ends with it.
+ */
+export async function searchOrdersPage(db: Tx, text: string, q: { offset: number; limit: number }): Promise<{ items: OrderListRow[]; total: number }> {
+  const suffix = `%${likeLiteral(text)}`;
+  const digits = /^\+?\d{4,15}$/.test(text) ? text.replace(/^\+/, '') : null;
+  const base = db.selectFrom('orders').where((eb) =>
+    eb.or([
+      eb('external_id', '=', text),
+      like('external_id', suffix),
+      eb.exists(eb.selectFrom('parcels').select('parcels.order_id').whereRef('parcels.order_id', '=', 'orders.id').where((p) => p.or([p('parcels.barcode', '=', text), like('parcels.barcode', suffix)]))),
+      // Phones are kept as JSON text: a phone ending with the digits ends right before its closing quote.
+      ...(digits !== null ? [like('notification', `%${digits}"%`)] : []),
+    ]),
+  );
+  const total = await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await base.select(ORDER_COLUMNS).orderBy('created_at', 'desc').orderBy('id').offset(q.offset).limit(q.limit).execute();
+  return { total: Number(total.n), items: await withBarcodes(db, rows) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One order's history
+// ---------------------------------------------------------------------------------------------
+
+export interface OrderApiCall {
+  orderId: string;
+  marketplaceId: string;
+  operation: string;
+  at: number;
+  resultCode: number;
+  requestId: string;
+}
+
+export async function insertOrderApiCall(db: Tx, c: OrderApiCall): Promise<void> {
+  await db
+    .insertInto('order_api_calls')
+    .values({ order_id: c.orderId, marketplace_id: c.marketplaceId, operation: c.operation, at: c.at, result_code: c.resultCode, request_id: c.requestId })
+    .execute();
+}
+
+export interface OrderHistory {
+  apiCalls: OrderApiCall[];
+  transitions: { seq: number; at: number; rule: string; event: string; fromState: number | null; toState: number; parcels: unknown }[];
+  commands: { lockerId: number; cseq: number; type: string; createdAt: number; status: LoggedCommand['status'] }[];
+  events: { lockerId: number; dseq: number; type: string; body: unknown; occurredAt: number; receivedAt: number }[];
+  alerts: { id: number; lockerId: number; kind: string; severity: string; status: string; receivedAt: number; detail: unknown }[];
+  notifications: { id: number; kind: string; createdAt: number; deliveredAt: number | null }[];
+  attempts: { notificationId: number; at: number; status: number | null; error: string | null }[];
+}
+
+/** Everything recorded about one order; `lockerIds`: the lockers whose streams may name it. */
+export async function orderHistory(db: Tx, orderId: string, lockerIds: readonly number[]): Promise<OrderHistory> {
+  const named = `%${likeLiteral(JSON.stringify(orderId))}%`;
+  const apiCalls = await db.selectFrom('order_api_calls').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const transitions = await db.selectFrom('order_transitions').selectAll().where('order_id', '=', orderId).orderBy('seq').execute();
+  const commands =
+    lockerIds.length === 0
+      ? []
+      : await db
+          .selectFrom('locker_commands')
+          .innerJoin('lockers', 'lockers.id', 'locker_commands.locker_id')
+          .select(['locker_commands.locker_id', 'locker_commands.cseq', 'locker_commands.type', 'locker_commands.created_at', 'lockers.applied_cseq', 'lockers.sent_cseq'])
+          .where('locker_commands.locker_id', 'in', [...lockerIds])
+          .where(like('locker_commands.body', named))
+          .orderBy('locker_commands.cseq')
+          .execute();
+  const events =
+    lockerIds.length === 0
+      ? []
+      : await db.selectFrom('inbox_events').selectAll().where('locker_id', 'in', [...lockerIds]).where(like('body', named)).orderBy('dseq').execute();
+  const alerts = await db.selectFrom('locker_alerts').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const notifications = await db.selectFrom('notifications').select(['id', 'kind', 'created_at', 'delivered_at']).where('order_id', '=', orderId).orderBy('id').execute();
+  const attempts = await db.selectFrom('notification_attempts').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  return {
+    apiCalls: apiCalls.map((r) => ({ orderId: r.order_id, marketplaceId: r.marketplace_id, operation: r.operation, at: Number(r.at), resultCode: r.result_code, requestId: r.request_id })),
+    transitions: transitions.map((r) => ({ seq: r.seq, at: Number(r.at), rule: r.rule, event: r.event, fromState: r.from_state, toState: r.to_state, parcels: JSON.parse(r.parcels) as unknown })),
+    commands: commands.map((r) => {
+      const cseq = Number(r.cseq);
+      const applied = Number(r.applied_cseq);
+      const status = cseq <= applied ? 'acked' : cseq <= Math.max(Number(r.sent_cseq), applied) ? 'sent' : 'pending';
+      return { lockerId: r.locker_id, cseq, type: r.type, createdAt: Number(r.created_at), status };
+    }),
+    events: events.map((r) => ({ lockerId: r.locker_id, dseq: Number(r.dseq), type: r.type, body: JSON.parse(r.body) as unknown, occurredAt: Number(r.occurred_at), receivedAt: Number(r.received_at) })),
+    alerts: alerts.map((r) => ({ id: Number(r.id), lockerId: r.locker_id, kind: r.kind, severity: r.severity, status: r.status, receivedAt: Number(r.received_at), detail: JSON.parse(r.detail) as unknown })),
+    notifications: notifications.map((r) => ({ id: Number(r.id), kind: r.kind, createdAt: Number(r.created_at), deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at) })),
+    attempts: attempts.map((r) => ({ notificationId: Number(r.notification_id), at: Number(r.at), status: r.status, error: r.error })),
+  };
+}
