@@ -40,6 +40,7 @@ export function banner(demo: RunningDemo, now: number, traffic: string): string 
     '',
     `Cloud API    ${demo.apiUrl}/api/v4 (marketplaces), ${demo.apiUrl}/api/v1 (couriers), ${demo.apiUrl}/operator`,
     `API docs     ${demo.apiUrl}/docs`,
+    `Console      ${demo.apiUrl}/console  the operators' web console; sign in with ${[...demo.keys.operators.values()][0] ?? 'an operator key of the fleet file'}`,
     `MQTT broker  ${demo.brokerUrl}`,
     `Receiver     ${demo.receiverUrl}  what the marketplaces were told, pick-up codes included (CA: ${caFile})`,
     '',

@@ -13,6 +13,7 @@ import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { swaggerOptions } from './http/openapi/document.js';
 import { authentication } from './http/plugins/authentication.js';
+import { consoleRoutes } from './http/routes/console.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { faviconRoute } from './http/routes/favicon.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -53,6 +54,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(sandboxRoutes, { prefix: SANDBOX_PREFIX, deps: { ...opts.deps, ...opts.sandbox } });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
+  // The operator's web console (static files; it calls the /operator API above).
+  await fastify.register(consoleRoutes);
 };
 
 export { API_KEY_HEADERS };

@@ -1,0 +1,297 @@
+/**
+ * The operator console in headless Chromium against a running network: `npm start`'s demo on free
+ * ports (the cloud, the demo receiver, three lockers each a simulator plus its agent). Each screen
+ * is driven through the page and checked against the /operator JSON API it reads; actions go
+ * through the reason dialog and land in the audit log; a door opened on a simulator reaches the
+ * open page over the live stream without a reload. A screenshot per screen goes to
+ * artifacts/screens/console-<screen>.png.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
+import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
+import { eventually } from '../helpers/eventually.js';
+import { chromiumPath, requires } from '../helpers/requirements.js';
+
+const SHOTS = join(process.cwd(), 'artifacts', 'screens');
+const OPERATOR_KEY = 'demo-operator-key';
+const VIEWER_KEY = 'demo-watch-key';
+const SHOP = 'demo-shop-one-key';
+const LOCKER = 102;
+const PHONE = '+79161234567';
+const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, logLevel: 'silent' };
+const WAIT = { timeout: 30_000 };
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The example fleet with one more operator, a viewer. */
+function fleetWithViewer(dir: string): string {
+  const fleet = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8'));
+  delete fleet.$schema;
+  fleet.operators.push({ name: 'watch', role: 'viewer', apiKeySha256: [sha256(VIEWER_KEY)] });
+  const path = join(dir, 'fleet.json');
+  writeFileSync(path, JSON.stringify(fleet));
+  return path;
+}
+
+function moscowToday(): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}
+
+describe.runIf(requires('chromium'))('the operator console (Chromium against the demo network)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'console-'));
+  let demo: RunningDemo;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** What the page reported as broken: script errors, refused resources, CSP violations. */
+  const problems: string[] = [];
+
+  const call = async (method: string, url: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(url, { method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  /** The JSON API itself, with the operator key (what each screen is checked against). */
+  const op = async (path: string) => {
+    const a = await call('GET', `${demo.apiUrl}/operator${path}`, { 'x-operator-api-key': OPERATOR_KEY });
+    expect(a.status, path).toBe(200);
+    return a.body;
+  };
+  const locker = (): DemoLocker => demo.lockers.find((l) => l.id === LOCKER)!;
+  const sim = (path: string, body: unknown) => call('POST', `${locker().simUrl}${path}`, {}, body);
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
+  const go = async (hash: string, screen: string) => {
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+    await page.waitForSelector(`main[data-screen="${screen}"]`, WAIT);
+  };
+  const giveReason = async (reason: string) => {
+    await page.fill('[data-dialog="reason"] textarea[name="reason"]', reason);
+    await page.click('[data-dialog="reason"] [data-action="confirm"]');
+    await page.waitForSelector('[data-dialog="reason"]', { state: 'detached', ...WAIT });
+  };
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    demo = await startDemo(loadDemoSettings({}, { ...FREE_PORTS, dataDir: join(dir, 'data'), fleetFile: fleetWithViewer(dir) }), { logger: pino({ level: 'silent' }) });
+    browser = await chromium.launch({
+      executablePath: chromiumPath(),
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-GB' });
+    page = await context.newPage();
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    // Failed requests are judged by their URL below; any other console error (a policy violation) is a problem.
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(`console: ${msg.text()}`);
+    });
+    // Expected refusals: "who am I" and the wrong key before signing in (401), a locker without a health report (404).
+    page.on('response', (res) => {
+      const path = new URL(res.url()).pathname;
+      const expected = (res.status() === 401 && path === '/operator/session') || (res.status() === 404 && path.endsWith('/health'));
+      if (res.status() >= 400 && !expected) problems.push(`HTTP ${res.status()} ${res.request().method()} ${path}`);
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('signs in with the operator key into an HttpOnly, SameSite=Strict session; a wrong key is refused', async () => {
+    await page.goto(`${demo.apiUrl}/`);
+    await page.waitForSelector('main[data-screen="signin"]', WAIT);
+    await shot('signin');
+    await page.fill('#operator-key', 'not-a-key');
+    await page.click('[data-action="sign-in"]');
+    await page.waitForSelector('main[data-screen="signin"] [role="alert"]', WAIT);
+    await page.fill('#operator-key', OPERATOR_KEY);
+    await page.click('[data-action="sign-in"]');
+    await page.waitForSelector('main[data-screen="fleet"]', WAIT);
+    expect(await page.textContent('.who')).toContain('ops');
+    const cookie = (await context.cookies()).find((c) => c.name === 'operator_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    // The CSRF token lives in the page's memory only.
+    expect(await page.evaluate('JSON.stringify(localStorage) + document.cookie')).not.toMatch(/csrf/i);
+  });
+
+  it('Fleet: every locker as the API lists it, with the overview, filtered by search', async () => {
+    const [list, overview] = await Promise.all([op('/lockers?pageSize=50'), op('/overview')]);
+    await page.waitForSelector(`table[data-total="${list.total}"]`, WAIT);
+    const rows = await page.$$eval('tr[data-locker-id]', (trs) => trs.map((tr) => ({ id: Number(tr.getAttribute('data-locker-id')), online: tr.getAttribute('data-online') })));
+    expect(rows).toEqual(list.items.map((l: { lockerId: number; online: boolean }) => ({ id: l.lockerId, online: String(l.online) })));
+    expect(await page.textContent('[data-tile="lockers"] .tile-value')).toBe(String(overview.lockers.total));
+    for (const item of list.items) {
+      for (const [size, n] of Object.entries(item.freeToday as Record<string, number>)) {
+        expect(await page.textContent(`tr[data-locker-id="${item.lockerId}"] [data-size="${size}"] b`)).toBe(String(n));
+      }
+    }
+    await shot('fleet');
+    const name: string = list.items.find((l: { lockerId: number }) => l.lockerId === 103).name;
+    await page.fill('#fleet-search', name);
+    const found = await op(`/lockers?query=${encodeURIComponent(name)}`);
+    await page.waitForSelector(`table[data-total="${found.total}"]`, WAIT);
+    expect(await page.$$eval('tr[data-locker-id]', (trs) => trs.map((tr) => Number(tr.getAttribute('data-locker-id'))))).toEqual(found.items.map((l: { lockerId: number }) => l.lockerId));
+    await page.fill('#fleet-search', '');
+  });
+
+  let reservedCell = 0;
+  let spareCell = 0;
+
+  it('Locker: the cell grid as the API reports it; a door opened at the locker shows up live', async () => {
+    const created = await call('PUT', `${demo.apiUrl}/api/v4/auth/delivery/smartorder/create`, { 'x-service-api-key': SHOP }, {
+      externalId: 'CONSOLE-1',
+      postamatId: LOCKER,
+      dateDelivery: moscowToday(),
+      parcels: [{ barcode: 'CONSOLE-1-P1', dimension: { length: 300, width: 200, height: 80 } }],
+      clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
+      notification: { emails: [], phones: [PHONE] },
+    });
+    expect(created.status).toBe(200);
+    reservedCell = created.body.reserved[0].cellId;
+
+    await page.click(`tr[data-locker-id="${LOCKER}"] a`);
+    await page.waitForSelector(`main[data-screen="locker"][data-locker-id="${LOCKER}"] [data-grid]`, WAIT);
+    const detail = await op(`/lockers/${LOCKER}`);
+    const grid = detail.grid as { cellId: number; state: string; doorOpen: boolean }[];
+    expect(grid.find((c) => c.cellId === reservedCell)?.state).toBe('reserved');
+    const shown = () => page.$$eval('[data-cell-id]', (els) => els.map((e) => ({ cellId: Number(e.getAttribute('data-cell-id')), state: e.getAttribute('data-state'), door: e.getAttribute('data-door') })));
+    expect((await shown()).sort((a, b) => a.cellId - b.cellId)).toEqual(grid.map((c) => ({ cellId: c.cellId, state: c.state, door: c.doorOpen ? 'open' : 'closed' })).sort((a, b) => a.cellId - b.cellId));
+
+    // Live: a door pulled open on the simulator reaches this page through the stream, without a reload.
+    spareCell = grid.find((c) => c.state === 'free' && c.cellId !== reservedCell)!.cellId;
+    await page.evaluate('window.stayed = true');
+    await page.waitForSelector('[data-live="on"]', WAIT);
+    expect((await sim('/doors/open', locker().lockOf(spareCell))).status).toBe(200);
+    await page.waitForSelector(`[data-cell-id="${spareCell}"][data-door="open"]`, WAIT);
+    expect(await page.evaluate('window.stayed')).toBe(true);
+    await shot('locker');
+    expect((await sim('/doors/close', locker().lockOf(spareCell))).status).toBe(200);
+    await page.waitForSelector(`[data-cell-id="${spareCell}"][data-door="closed"]`, WAIT);
+
+    // The tabs: the locker's orders, its command queue, the agent's health.
+    await page.waitForSelector(`[data-tab-content="orders"] tr[data-order-id]`, WAIT);
+    await page.click('[data-tab="commands"]');
+    await page.click('[data-command-status="acked"]');
+    const acked = await op(`/lockers/${LOCKER}/commands?status=acked`);
+    expect(acked.items.length).toBeGreaterThan(0);
+    await page.waitForSelector('[data-tab-content="commands"] tr[data-cseq]', WAIT);
+    await page.click('[data-tab="health"]');
+    const health = await call('GET', `${demo.apiUrl}/operator/lockers/${LOCKER}/health`, { 'x-operator-api-key': OPERATOR_KEY });
+    const hasReport = health.status === 200 && health.body?.report != null;
+    await page.waitForSelector(`[data-tab-content="health"][data-health="${hasReport ? 'report' : 'none'}"]`, WAIT);
+  });
+
+  it('Actions: blocking a cell asks why, changes the grid and is written to the audit log', async () => {
+    await page.click(`[data-cell-id="${spareCell}"]`);
+    await page.click('[data-cell-panel] [data-action="block"]');
+    await giveReason('glass cracked, console test');
+    await page.waitForSelector(`[data-cell-id="${spareCell}"][data-state="blocked"]`, WAIT);
+    const grid = (await op(`/lockers/${LOCKER}`)).grid as { cellId: number; state: string; flags: string[] }[];
+    expect(grid.find((c) => c.cellId === spareCell)).toMatchObject({ state: 'blocked' });
+
+    await go('#/audit', 'audit');
+    const audit = await op('/audit');
+    const entry = audit.items.find((e: { reason?: string }) => e.reason === 'glass cracked, console test');
+    expect(entry).toMatchObject({ operator: 'ops' });
+    await page.waitForSelector('td:has-text("glass cracked, console test")', WAIT);
+    await shot('audit');
+
+    // Unblocked again, so the rest of the network is as it was.
+    await go(`#/lockers/${LOCKER}`, 'locker');
+    await page.click(`[data-cell-id="${spareCell}"]`);
+    await page.click('[data-cell-panel] [data-action="unblock"]');
+    await giveReason('replaced');
+    await page.waitForSelector(`[data-cell-id="${spareCell}"]:not([data-state="blocked"])`, WAIT);
+  });
+
+  it('Alerts: the open alerts as the API lists them; acknowledging one asks why and moves it on', async () => {
+    // A door pulled open at the locker is an alert until it is shut again.
+    expect((await sim('/doors/open', locker().lockOf(spareCell))).status).toBe(200);
+    const open = await eventually(async () => {
+      const a = await op('/alerts?status=open');
+      return a.alerts.length > 0 ? a.alerts : null;
+    }, 'an open alert');
+    await go('#/alerts', 'alerts');
+    await page.waitForSelector(`tr[data-alert-id="${open[0].id}"]`, WAIT);
+    await shot('alerts');
+    await page.click(`tr[data-alert-id="${open[0].id}"] [data-action="acknowledge"]`);
+    await giveReason('looking into it');
+    await page.waitForSelector(`tr[data-alert-id="${open[0].id}"]`, { state: 'detached', ...WAIT });
+    const after = await op('/alerts?status=acknowledged');
+    expect(after.alerts.map((a: { id: number }) => a.id)).toContain(open[0].id);
+    expect((await sim('/doors/close', locker().lockOf(spareCell))).status).toBe(200);
+  });
+
+  it("Orders: found by externalId with the phone masked; the order's timeline as the API has it", async () => {
+    await go('#/orders', 'orders');
+    await page.fill('#order-search', 'CONSOLE-1');
+    await page.click('[data-action="find-orders"]');
+    const row = await page.waitForSelector('tr[data-order-id]', WAIT);
+    const phone = (await row.$eval('.phone', (td) => td.textContent)) ?? '';
+    expect(phone).toMatch(/\*{4,}/);
+    expect(phone).not.toContain(PHONE.slice(2));
+    expect(await page.textContent('body')).not.toContain(PHONE);
+    const orderId = await row.getAttribute('data-order-id');
+    const found = await op('/orders?query=CONSOLE-1');
+    expect(found.items.map((o: { orderId: string }) => o.orderId)).toEqual([orderId]);
+
+    await (await row.$('a'))!.click();
+    await page.waitForSelector(`main[data-screen="timeline"] ol.timeline`, WAIT);
+    const timeline = await op(`/orders/${orderId}/timeline`);
+    await page.waitForSelector(`ol.timeline[data-entries="${timeline.entries.length}"]`, WAIT);
+    await shot('timeline');
+    await go('#/orders?query=CONSOLE-1', 'orders');
+    await page.waitForSelector('tr[data-order-id]', WAIT);
+    await shot('orders');
+  });
+
+  it('Notifications: the backlog per marketplace and the failing deliveries as the API lists them', async () => {
+    await go('#/notifications', 'notifications');
+    const failing = await op('/notifications?status=failing');
+    await page.waitForSelector(`table[data-failing="${failing.notifications.length}"]`, WAIT);
+    await page.waitForSelector('table[data-backlog]', WAIT);
+    await shot('notifications');
+  });
+
+  it('speaks Russian or English, remembered across a reload; both dictionaries have the same keys', async () => {
+    await page.click('header [data-lang="ru"]');
+    await page.waitForSelector('html[lang="ru"]', WAIT);
+    expect(await page.textContent('[data-nav="fleet"]')).toBe('Постаматы');
+    await page.reload();
+    await page.waitForSelector('main[data-screen="notifications"]', WAIT);
+    expect(await page.textContent('[data-nav="alerts"]')).toBe('Тревоги');
+    const keys = await page.evaluate<Record<string, string[]>>(`import('/console/i18n.js').then(({ DICTIONARIES }) => {
+      const paths = (o, prefix = '') => Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? paths(v, prefix + k + '.') : [prefix + k])).sort();
+      return Object.fromEntries(Object.entries(DICTIONARIES).map(([lang, d]) => [lang, paths(d)]));
+    })`);
+    expect(keys.ru).toEqual(keys.en);
+    await page.click('header [data-lang="en"]');
+  });
+
+  it('signs out; a viewer signs in and sees no actions', async () => {
+    await page.click('[data-action="sign-out"]');
+    await page.waitForSelector('main[data-screen="signin"]', WAIT);
+    await page.reload();
+    await page.waitForSelector('main[data-screen="signin"]', WAIT);
+    await page.fill('#operator-key', VIEWER_KEY);
+    await page.click('[data-action="sign-in"]');
+    await page.waitForSelector('.who[data-role="viewer"]', WAIT);
+    await go(`#/lockers/${LOCKER}`, 'locker');
+    await page.click(`[data-cell-id="${spareCell}"]`);
+    await page.waitForSelector('[data-cell-panel]', WAIT);
+    expect(await page.$$('[data-cell-panel] [data-action]')).toEqual([]);
+    await go('#/alerts', 'alerts');
+    await page.waitForSelector('table[data-alerts]', WAIT);
+    expect(await page.$$('[data-action="acknowledge"], [data-action="resolve"]')).toEqual([]);
+  });
+
+  it('the page reported no script error, refused resource or policy violation', () => {
+    expect(problems).toEqual([]);
+  });
+});
