@@ -365,6 +365,17 @@ const migration0011: Migration = {
   },
 };
 
+/**
+ * Tracing: the W3C traceparent of the span that recorded a command or a notification (null while
+ * tracing is off), so that sending it later continues the same trace.
+ */
+const migration0009: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('locker_commands').addColumn('trace', 'text').execute();
+    await db.schema.alterTable('notifications').addColumn('trace', 'text').execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -376,6 +387,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0005_rate_limits': migration0005,
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
+        '0009_trace_context': migration0009,
         '0011_locker_health': migration0011,
       });
     },

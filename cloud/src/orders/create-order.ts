@@ -7,6 +7,7 @@
  * (marketplace, externalId) decides, and the loser answers as a replay.
  */
 import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import { CLOUD_TRACER, tracer } from '../../../shared/src/tracing.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockerTransaction } from '../db/transaction.js';
@@ -67,7 +68,13 @@ export async function createOrder(
         width: p.dimension?.width ?? null,
         height: p.dimension?.height ?? null,
       }));
-      const allocation = deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
+      const allocation = tracer(CLOUD_TRACER).startActiveSpan('allocation', { attributes: { 'locker.id': locker.id, 'allocation.parcels': sizes.length } }, (span) => {
+        try {
+          return deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
+        } finally {
+          span.end();
+        }
+      });
       const cellOf = new Map<string, number>();
       let result: ReservationResult | OrderAck;
       if (mode === 'smartorder/create') {

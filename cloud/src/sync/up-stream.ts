@@ -4,7 +4,9 @@
  * holds the locker's row, and the inbox's primary key (locker_id, dseq) refuses a second copy,
  * so two cloud processes handed the same batch never apply an event twice.
  */
+import { SpanKind } from '@opentelemetry/api';
 import type { LockerEvent } from '../../../shared/src/protocol.js';
+import { CLOUD_TRACER, contextFrom, inSpan, tracer } from '../../../shared/src/tracing.js';
 import type { CloudDatabase } from '../db/database.js';
 import { type Tx, lockerTransaction } from '../db/transaction.js';
 import { ackedDseq, insertInboxEvent, setAckedDseq } from '../repositories/locker-stream.js';
@@ -30,6 +32,23 @@ export interface EventsResult {
 }
 
 async function applyOne(
+  cdb: CloudDatabase,
+  lockerId: number,
+  event: LockerEvent,
+  receivedAt: number,
+  applyEvent: ApplyEvent,
+): Promise<{ outcome: EventOutcome; ackedDseq: number; commandsFor: readonly number[] }> {
+  // Child of the agent span that recorded the event (door.close for a load): what the domain
+  // records here (commands, notifications) carries this span's traceparent.
+  const attributes = { 'locker.id': lockerId, 'locker.event.dseq': event.dseq, 'locker.event.type': event.type };
+  return inSpan(tracer(CLOUD_TRACER), 'locker.event.apply', { kind: SpanKind.CONSUMER, attributes }, contextFrom(event.traceparent), async (span) => {
+    const one = await applyInTransaction(cdb, lockerId, event, receivedAt, applyEvent);
+    span.setAttribute('locker.event.outcome', one.outcome);
+    return one;
+  });
+}
+
+async function applyInTransaction(
   cdb: CloudDatabase,
   lockerId: number,
   event: LockerEvent,

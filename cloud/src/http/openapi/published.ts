@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/database.js';
+import { createCloudMetrics } from '../../metrics/cloud-metrics.js';
 import { OutboxSignals } from '../../outbox/signals.js';
 import { cryptoRandom } from '../../random.js';
 import { buildServer } from '../../server.js';
@@ -23,8 +24,9 @@ export async function servedDocument(): Promise<unknown> {
     await cdb.migrate();
     const logger = pino({ level: 'silent' });
     const config = loadConfig({});
-    const deps = { cdb, clock: systemClock, random: cryptoRandom, signals: new OutboxSignals(), config, logger };
-    const server = await buildServer({ deps, logger, bodyLimit: config.bodyLimitBytes, reloadFleet: () => Promise.reject(new Error('no fleet')) });
+    const deps = { cdb, clock: systemClock, random: cryptoRandom, signals: new OutboxSignals(), config, logger, metrics: createCloudMetrics() };
+    const dependencies = { cdb, brokerConnected: () => undefined, fleet: () => ({ source: 'database' as const, loaded: true }) };
+    const server = await buildServer({ deps, dependencies, logger, bodyLimit: config.bodyLimitBytes, reloadFleet: () => Promise.reject(new Error('no fleet')) });
     try {
       return (await server.inject({ method: 'GET', url: '/docs/json' })).json();
     } finally {

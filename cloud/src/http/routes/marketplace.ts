@@ -30,6 +30,7 @@ import { orderDetail } from '../../orders/order-detail.js';
 import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { requireJsonBody } from '../error-handler.js';
+import { inRequestSpan } from '../request-span.js';
 import { marketplaceOf } from '../plugins/authentication.js';
 
 export const V4_PREFIX = '/api/v4';
@@ -58,7 +59,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         response: { 200: reservationResultSchema, ...errorResponses },
       },
     },
-    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'smartorder/create'),
+    async (req) => inRequestSpan(req, 'smartorder/create', () => createOrder(deps, marketplaceOf(req), req.body, 'smartorder/create')),
   );
 
   app.put(
@@ -73,7 +74,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
         response: { 200: createOrderAnswerSchema, ...errorResponses },
       },
     },
-    async (req) => createOrder(deps, marketplaceOf(req), req.body, 'order/create'),
+    async (req) => inRequestSpan(req, 'order/create', () => createOrder(deps, marketplaceOf(req), req.body, 'order/create')),
   );
 
   app.put(
