@@ -7,6 +7,8 @@ import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { onStopSignals } from '../../shared/src/stop-signals.js';
+import { AGENT_TRACER } from '../../shared/src/tracing.js';
+import { startTracing } from '../../shared/src/tracing-sdk.js';
 import { startAgent } from './agent.js';
 import { ConfigError, loadAgentSettings, readJsonFile, type AgentSettings } from './config.js';
 
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const tracing = startTracing(AGENT_TRACER, process.env);
   const logger = pino(loggerOptions('agent', settings.logLevel));
   const agent = await startAgent(settings.config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
       logger.error({ err }, 'stop failed');
       throw err;
     });
+    await tracing?.shutdown();
   });
 }
 

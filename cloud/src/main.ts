@@ -3,11 +3,14 @@
  * with the standard background parts. SIGHUP reloads the fleet file; SIGINT/SIGTERM stop gracefully.
  */
 import { onStopSignals } from '../../shared/src/stop-signals.js';
+import { CLOUD_TRACER } from '../../shared/src/tracing.js';
+import { startTracing } from '../../shared/src/tracing-sdk.js';
 import { startCloud } from './cloud.js';
 import { ConfigError } from './config.js';
 import { loadCloudSettings } from './settings.js';
 
 async function main(): Promise<void> {
+  const tracing = startTracing(CLOUD_TRACER, process.env);
   const cloud = await startCloud(loadCloudSettings(process.env));
   const log = cloud.deps.logger;
   process.on('SIGHUP', () => {
@@ -19,6 +22,7 @@ async function main(): Promise<void> {
       log.error({ err }, 'stop failed');
       throw err;
     });
+    await tracing?.shutdown();
   });
 }
 

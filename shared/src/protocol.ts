@@ -19,6 +19,12 @@ const seq = z.number().int().nonnegative();
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
 const cellId = z.number().int().positive();
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase SHA-256 hex digest');
+/**
+ * W3C trace context (`traceparent`) of the span that caused a command or an event, so that the
+ * other side's span joins the same trace. Optional and additive: sent only while tracing is on;
+ * older agents and clouds drop it with the other unknown keys.
+ */
+const traceparent = z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'expected a W3C traceparent');
 
 // ---------------------------------------------------------------------------------------------
 // Shapes carried by commands
@@ -143,7 +149,7 @@ export const COMMAND_TYPES: readonly CommandType[] = commandBodySchema.options.m
 export const BASE_COMMAND_TYPES: readonly CommandType[] = ['locker.config', 'order.upsert', 'order.remove', 'courier.grant', 'courier.revoke', 'cell.flags'];
 
 export const commandSchema = z.intersection(
-  z.object({ cseq: seq.min(1), at: epochMs }),
+  z.object({ cseq: seq.min(1), at: epochMs, traceparent: traceparent.optional() }),
   commandBodySchema,
 );
 export type Command = z.infer<typeof commandSchema>;
@@ -213,7 +219,7 @@ export type EventBody = z.infer<typeof eventBodySchema>;
 export type EventType = EventBody['type'];
 
 export const eventSchema = z.intersection(
-  z.object({ dseq: seq.min(1), at: epochMs }),
+  z.object({ dseq: seq.min(1), at: epochMs, traceparent: traceparent.optional() }),
   eventBodySchema,
 );
 export type LockerEvent = z.infer<typeof eventSchema>;

@@ -132,7 +132,12 @@ export interface LinkWorld {
   close(): Promise<void>;
 }
 
-function fleet(base: number): { fleet: FleetInput; passwords: Map<number, string> } {
+/** Optional parts of the world: the marketplace's notification receiver (the fleet has none without it). */
+export interface LinkWorldOptions {
+  receiver?: { url: string; login: string; password: string };
+}
+
+function fleet(base: number, options: LinkWorldOptions): { fleet: FleetInput; passwords: Map<number, string> } {
   const passwords = new Map<number, string>();
   const lockers = Array.from({ length: LOCKERS }, (_, i) => {
     const id = base + i + 1;
@@ -152,18 +157,20 @@ function fleet(base: number): { fleet: FleetInput; passwords: Map<number, string
     passwords,
     fleet: {
       lockers,
-      marketplaces: [{ id: 'shop-a', name: 'Shop A', apiKeySha256: [sha(KEYS.shop)], storagePeriodHours: 72 }],
+      marketplaces: [
+        { id: 'shop-a', name: 'Shop A', apiKeySha256: [sha(KEYS.shop)], storagePeriodHours: 72, ...(options.receiver ? { receiver: options.receiver } : {}) },
+      ],
       partners: [{ id: 'courier-co', name: 'Courier Co', apiKeySha256: [sha(KEYS.partner)], marketplaces: ['shop-a'], lockers: lockers.map((l) => l.id) }],
       operators: [{ name: 'ops', apiKeySha256: [sha(KEYS.operator)] }],
     },
   };
 }
 
-export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise<LinkWorld> {
+export async function openLinkWorld(engine: Engine, broker: BrokerKind, options: LinkWorldOptions = {}): Promise<LinkWorld> {
   const tdb = await openTestDatabase(engine);
   const dir = mkdtempSync(join(tmpdir(), 'link-world-'));
   const base = randomInt(1_000, 1_000_000) * 100;
-  const { fleet: fleetInput, passwords } = fleet(base);
+  const { fleet: fleetInput, passwords } = fleet(base, options);
   const fleetFile = join(dir, 'fleet.json');
   writeFileSync(fleetFile, JSON.stringify(fleetInput));
   const clock = new ManualClock(START);

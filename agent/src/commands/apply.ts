@@ -19,6 +19,7 @@
  * - cell.open (a physical action) is refused when stale by the locker's clock (cell-open.ts).
  */
 import type { Command, Snapshot } from '../../../shared/src/protocol.js';
+import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { LockerStore } from '../store/index.js';
 import { acceptCellOpen } from './cell-open.js';
 
@@ -49,7 +50,8 @@ function applyBody(store: LockerStore, body: Command): void {
       return;
     }
     case 'order.upsert':
-      store.orders.upsert(body.order);
+      // Inside the command's span (sync/down-stream.ts): the courier's load later joins its trace.
+      store.orders.upsert(body.order, traceparentOf());
       return;
     case 'order.remove':
       store.orders.remove(body.orderId);

@@ -17,8 +17,10 @@
  * An open that never reached the bus (hardware not started, unknown address) is `no_reply`.
  */
 import type { Logger } from 'pino';
+import { SpanKind, context, trace } from '@opentelemetry/api';
 import type { CellFlag } from '../../../shared/src/enums.js';
 import type { EventBody } from '../../../shared/src/protocol.js';
+import { AGENT_TRACER, contextFrom, inSpan, traceparentOf, tracer } from '../../../shared/src/tracing.js';
 import type { Clock } from '../clock.js';
 import type { LockHardware, OpenResult } from '../hw/index.js';
 import { DOOR_ALARM, type Cell, type LockerStore, type ParcelRef } from '../store/index.js';
@@ -37,10 +39,22 @@ export class CellOperations {
     private readonly doors: Pick<DoorSupervisor, 'noteConfirmedOpen' | 'expectOpen'>,
   ) {}
 
+  /**
+   * Opens a cell for a courier's load, in a `parcel.load` span joining the trace of the command
+   * that made the order loadable; the door's close (onDoorClosed) continues it.
+   */
   async openForLoad(cell: Cell, ref: ParcelRef & { grantId: string }): Promise<OpenOutcome> {
     const { store } = this;
-    const id = store.tx(() => store.journal.begin({ kind: 'load', cellId: cell.id, detail: ref }, this.clock.now()));
-    return this.open(cell, id, () => store.journal.setStage(id, 'open'));
+    const parent = contextFrom(store.orders.get(ref.orderId)?.trace);
+    const attributes = { 'locker.cell.id': cell.id, 'locker.order.id': ref.orderId };
+    return inSpan(tracer(AGENT_TRACER), 'parcel.load', { attributes }, parent, async (span) => {
+      const traceparent = traceparentOf();
+      const detail = traceparent === undefined ? ref : { ...ref, traceparent };
+      const id = store.tx(() => store.journal.begin({ kind: 'load', cellId: cell.id, detail }, this.clock.now()));
+      const outcome = await this.open(cell, id, () => store.journal.setStage(id, 'open'));
+      span.setAttribute('locker.door.outcome', outcome.ok ? 'opened' : outcome.reason);
+      return outcome;
+    });
   }
 
   /** Opens a cell to hand its parcels out: to the customer (grantId null) or to a courier as returns. */
@@ -139,8 +153,14 @@ export class CellOperations {
     for (const e of store.journal.forCell(cellId)) {
       if (e.kind !== 'load' || e.stage === 'opening') continue;
       if (e.stage === 'open' && !store.parcels.get(e.detail.orderId, e.detail.barcode)) {
-        store.parcels.recordLoaded(e.detail.orderId, e.detail.barcode, cellId, this.clock.now(), e.detail.grantId);
-        store.outbox.emit({ type: 'parcel.loaded', orderId: e.detail.orderId, barcode: e.detail.barcode, cellId, grantId: e.detail.grantId });
+        const { detail } = e;
+        // The event carries this span's traceparent (outbox): the cloud's apply joins the load's trace.
+        const span = tracer(AGENT_TRACER).startSpan('door.close', { kind: SpanKind.PRODUCER, attributes: { 'locker.cell.id': cellId } }, contextFrom(detail.traceparent));
+        context.with(trace.setSpan(context.active(), span), () => {
+          store.parcels.recordLoaded(detail.orderId, detail.barcode, cellId, this.clock.now(), detail.grantId);
+          store.outbox.emit({ type: 'parcel.loaded', orderId: detail.orderId, barcode: detail.barcode, cellId, grantId: detail.grantId });
+        });
+        span.end();
       }
       store.journal.finish(e.id);
     }

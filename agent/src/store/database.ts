@@ -120,6 +120,11 @@ const MIGRATIONS: string[] = [
     select 'sent_dseq', coalesce((select seq from sqlite_sequence where name = 'outbox'), 0)
     where not exists (select 1 from meta where key = 'sent_dseq');
   `,
+  `
+  -- W3C traceparent of the command that last set the order's intent (only while tracing is on):
+  -- the courier's load of the order joins that trace.
+  alter table orders add column trace text;
+  `,
 ];
 
 export function openSqlite(path: string): Sqlite {

@@ -10,8 +10,11 @@ export interface ParcelRef {
   barcode: string;
 }
 
+/** A load's row: which parcel, which courier, and the traceparent of the load's span (tracing on). */
+export type LoadDetail = ParcelRef & { grantId: string; traceparent?: string };
+
 export type JournalEntry =
-  | { id: number; kind: 'load'; cellId: number; stage: JournalStage; startedAt: number; detail: ParcelRef & { grantId: string } }
+  | { id: number; kind: 'load'; cellId: number; stage: JournalStage; startedAt: number; detail: LoadDetail }
   | { id: number; kind: 'pickup'; cellId: number; stage: JournalStage; startedAt: number; detail: { parcels: ParcelRef[] } }
   | { id: number; kind: 'return'; cellId: number; stage: JournalStage; startedAt: number; detail: { parcels: ParcelRef[]; grantId: string } };
 

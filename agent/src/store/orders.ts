@@ -10,6 +10,8 @@ export interface StoredOrder {
   intent: OrderIntent;
   /** The cloud no longer sends this order here, but some of its parcels are still in cells. */
   removed: boolean;
+  /** traceparent of the command that set this intent (tracing on), else null or absent. */
+  trace?: string | null;
 }
 
 export interface ParcelMatch {
@@ -20,10 +22,11 @@ export interface ParcelMatch {
 interface OrderRow {
   intent: string;
   removed: number;
+  trace: string | null;
 }
 
 function toOrder(r: OrderRow): StoredOrder {
-  return { intent: orderIntentSchema.parse(JSON.parse(r.intent)), removed: r.removed === 1 };
+  return { intent: orderIntentSchema.parse(JSON.parse(r.intent)), removed: r.removed === 1, trace: r.trace };
 }
 
 export class Orders {
@@ -32,15 +35,17 @@ export class Orders {
     private readonly clock: Clock,
   ) {}
 
-  upsert(intent: OrderIntent): void {
+  /** `trace`: traceparent of the command applying it (tracing on); a later untraced upsert keeps the earlier one. */
+  upsert(intent: OrderIntent, trace?: string): void {
     this.db
       .prepare(
-        `insert into orders (order_id, marketplace_id, state, pickup_code_hash, removed, intent, updated_at)
-         values (?, ?, ?, ?, 0, ?, ?)
+        `insert into orders (order_id, marketplace_id, state, pickup_code_hash, removed, intent, updated_at, trace)
+         values (?, ?, ?, ?, 0, ?, ?, ?)
          on conflict (order_id) do update set marketplace_id = excluded.marketplace_id, state = excluded.state,
-           pickup_code_hash = excluded.pickup_code_hash, removed = 0, intent = excluded.intent, updated_at = excluded.updated_at`,
+           pickup_code_hash = excluded.pickup_code_hash, removed = 0, intent = excluded.intent, updated_at = excluded.updated_at,
+           trace = coalesce(excluded.trace, orders.trace)`,
       )
-      .run(intent.orderId, intent.marketplaceId, intent.state, intent.pickupCodeHash, JSON.stringify(intent), this.clock.now());
+      .run(intent.orderId, intent.marketplaceId, intent.state, intent.pickupCodeHash, JSON.stringify(intent), this.clock.now(), trace ?? null);
     this.db.prepare('delete from barcodes where order_id = ?').run(intent.orderId);
     const add = this.db.prepare('insert or ignore into barcodes (code, order_id, parcel) values (?, ?, ?)');
     for (const p of intent.parcels) {
@@ -65,7 +70,7 @@ export class Orders {
   }
 
   get(orderId: string): StoredOrder | null {
-    const row = this.db.prepare('select intent, removed from orders where order_id = ?').get(orderId) as OrderRow | undefined;
+    const row = this.db.prepare('select intent, removed, trace from orders where order_id = ?').get(orderId) as OrderRow | undefined;
     return row ? toOrder(row) : null;
   }
 
@@ -74,7 +79,7 @@ export class Orders {
   }
 
   all(): StoredOrder[] {
-    return (this.db.prepare('select intent, removed from orders order by order_id').all() as OrderRow[]).map(toOrder);
+    return (this.db.prepare('select intent, removed, trace from orders order by order_id').all() as OrderRow[]).map(toOrder);
   }
 
   /**
@@ -111,7 +116,7 @@ export class Orders {
   }
 
   byPickupCodeHash(hash: string): StoredOrder[] {
-    return (this.db.prepare('select intent, removed from orders where pickup_code_hash = ? and removed = 0').all(hash) as OrderRow[]).map(toOrder);
+    return (this.db.prepare('select intent, removed, trace from orders where pickup_code_hash = ? and removed = 0').all(hash) as OrderRow[]).map(toOrder);
   }
 
   /** Cells held for pending parcels: cell id -> order id. */

@@ -3,6 +3,7 @@
  * physical change, so an event never exists without its fact nor a fact without its event.
  */
 import { eventBodySchema, eventSchema, type EventBody, type LockerEvent } from '../../../shared/src/protocol.js';
+import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { Clock } from '../clock.js';
 import type { Sqlite } from './database.js';
 import type { Meta } from './meta.js';
@@ -17,10 +18,12 @@ export class Outbox {
     private readonly clock: Clock,
   ) {}
 
-  /** Appends one event; returns its dseq. */
+  /** Appends one event, with the traceparent of the active span when tracing is on; returns its dseq. */
   emit(body: EventBody): number {
     const parsed = eventBodySchema.parse(body);
-    const info = this.db.prepare('insert into outbox (at, body) values (?, ?)').run(this.clock.now(), JSON.stringify(parsed));
+    const traceparent = traceparentOf();
+    const stored = traceparent === undefined ? parsed : { ...parsed, traceparent };
+    const info = this.db.prepare('insert into outbox (at, body) values (?, ?)').run(this.clock.now(), JSON.stringify(stored));
     for (const watch of this.watchers) watch(parsed);
     // After the current synchronous transaction has finished: a reader then sees the row committed
     // (or finds nothing new if it rolled back).

@@ -4,8 +4,10 @@
  * appliedCseq: cumulative, so one ack per message is enough and a lost ack is made good by the
  * next one.
  */
+import { SpanKind, context, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Command, Snapshot } from '../../../shared/src/protocol.js';
+import { AGENT_TRACER, contextFrom, tracer } from '../../../shared/src/tracing.js';
 import { applyCommand, applySnapshot } from '../commands/index.js';
 import type { LockerStore } from '../store/index.js';
 import type { LinkHooks } from './hooks.js';
@@ -20,7 +22,7 @@ export class DownStream {
   /** Applies what follows appliedCseq without a gap; duplicates are skipped. Returns the new appliedCseq. */
   commands(items: readonly Command[]): number {
     for (const command of [...items].sort((a, b) => a.cseq - b.cseq)) {
-      const result = applyCommand(this.store, command);
+      const result = applyTraced(this.store, command);
       this.hooks.afterApply?.(command, result);
       if (result.status === 'gap') {
         // Nothing after a missing command is applied; the cloud sends again from the ack.
@@ -37,5 +39,21 @@ export class DownStream {
     this.hooks.afterSnapshot?.(snapshot, result);
     this.logger.info({ status: result.status, cseq: snapshot.cseq, orders: snapshot.orders.length }, 'snapshot from the cloud');
     return this.store.appliedCseq();
+  }
+}
+
+/** Applies one command inside a `command.apply` span, the child of the cloud's publish span it names. */
+function applyTraced(store: LockerStore, command: Command): ReturnType<typeof applyCommand> {
+  const span = tracer(AGENT_TRACER).startSpan(
+    'command.apply',
+    { kind: SpanKind.CONSUMER, attributes: { 'locker.command.cseq': command.cseq, 'locker.command.type': command.type } },
+    contextFrom(command.traceparent),
+  );
+  try {
+    const result = context.with(trace.setSpan(context.active(), span), () => applyCommand(store, command));
+    span.setAttribute('locker.command.status', result.status);
+    return result;
+  } finally {
+    span.end();
   }
 }

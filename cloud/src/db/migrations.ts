@@ -472,6 +472,17 @@ const migration0011: Migration = {
 };
 
 /**
+ * Tracing: the W3C traceparent of the span that recorded a command or a notification (null while
+ * tracing is off), so that sending it later continues the same trace.
+ */
+const migration0009: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('locker_commands').addColumn('trace', 'text').execute();
+    await db.schema.alterTable('notifications').addColumn('trace', 'text').execute();
+  },
+};
+
+/**
  * The sandbox (docs/sandbox.md): which lockers and marketplaces are sandbox ones (0/1), and until
  * when a sandbox marketplace's receiver is held as if it were down (epoch ms; null: not held). The
  * hold is kept here, not in the fleet file, so every cloud process honours it and a reload keeps it.
@@ -496,6 +507,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0006_locker_command_types': migration0006,
         '0007_order_transitions': migration0007,
         '0008_operator_console': migration0008(engine),
+        '0009_trace_context': migration0009,
         '0010_idempotency_request_ids_accessible_cells': migration0010,
         '0011_locker_health': migration0011,
         '0012_sandbox': migration0012,

@@ -208,6 +208,8 @@ export interface LockerCommandsTable {
   /** The command body (shared/protocol commandBodySchema), JSON. */
   body: JsonText;
   created_at: Millis;
+  /** traceparent of the span that recorded the command; null while tracing is off. */
+  trace: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface InboxEventsTable {
@@ -232,6 +234,8 @@ export interface NotificationsTable {
   /** The notification object (without the object/array wrapping), JSON. */
   body: JsonText;
   created_at: Millis;
+  /** traceparent of the span that recorded the notification; null while tracing is off. */
+  trace: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Millis;
   last_attempt_at: Millis | null;

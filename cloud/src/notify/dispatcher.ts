@@ -8,7 +8,9 @@
  * holds a marketplace's receiver down, its attempts fail as a refused connection would, unsent.
  * Logs name the notification (id, uid, kind, order) and the outcome, never the body.
  */
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { CLOUD_TRACER, contextFrom, inSpan, tracer } from '../../../shared/src/tracing.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { CloudMetrics } from '../metrics/cloud-metrics.js';
@@ -134,7 +136,16 @@ export class NotificationDispatcher {
     this.#inFlight.add(attempt);
   }
 
+  /** One attempt in a `notification.deliver` client span, the child of the span that recorded the notification. */
   async #deliver(client: ReceiverClient, row: ClaimedNotification): Promise<void> {
+    const attributes = { 'notification.kind': row.kind, 'notification.attempt': row.attempts, 'marketplace.id': row.marketplaceId };
+    await inSpan(tracer(CLOUD_TRACER), 'notification.deliver', { kind: SpanKind.CLIENT, attributes }, contextFrom(row.trace), async (span) => {
+      const ok = await this.#deliverOnce(client, row);
+      if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
+    });
+  }
+
+  async #deliverOnce(client: ReceiverClient, row: ClaimedNotification): Promise<boolean> {
     const { cdb, clock } = this.#deps;
     const receiver = await notificationReceiver(cdb.db, row.marketplaceId);
     const outcome = !receiver
@@ -154,7 +165,7 @@ export class NotificationDispatcher {
         this.#deps.metrics?.notifications.delivered(row.marketplaceId);
         this.#log.info(about, 'notification delivered');
       }
-      return;
+      return true;
     }
     const next = failedAttempt(row, now, this.#policy);
     this.#deps.metrics?.notifications.failed(row.marketplaceId);
@@ -167,6 +178,7 @@ export class NotificationDispatcher {
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');
     else this.#log.warn(fields, 'notification not delivered; will retry');
+    return false;
   }
 }
 

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { scrubText } from '../../../shared/src/redact.js';
+import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { Clock } from '../clock.js';
 import type { NotificationReceiver } from '../repositories/accounts.js';
 import type { ClaimedNotification } from '../repositories/notifications.js';
@@ -79,6 +80,9 @@ export class ReceiverClient {
     if (receiver.login !== null) {
       headers.authorization = `Basic ${Buffer.from(`${receiver.login}:${receiver.password ?? ''}`, 'utf8').toString('base64')}`;
     }
+    // The delivery span's context (tracing on), so a traced receiver continues the trace.
+    const traceparent = traceparentOf();
+    if (traceparent !== undefined) headers.traceparent = traceparent;
     if (receiver.hmacSecret) headers[SIGNATURE_HEADER] = signatureHeader(receiver.hmacSecret, body, Math.floor(this.#opts.clock.now() / 1000));
 
     let dispatcher: Agent;

@@ -6,7 +6,8 @@
  * refused with code 3. Concurrent identical creates end in one order: the unique constraint on
  * (marketplace, externalId) decides, and the loser answers as a replay.
  */
-import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import { CLOUD_TRACER, tracer } from '../../../shared/src/tracing.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockerTransaction } from '../db/transaction.js';
@@ -70,7 +71,13 @@ export async function createOrder(
         height: p.dimension?.height ?? null,
         accessible: p.accessible === true,
       }));
-      const allocation = deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
+      const allocation = tracer(CLOUD_TRACER).startActiveSpan('allocation', { attributes: { 'locker.id': locker.id, 'allocation.parcels': sizes.length } }, (span) => {
+        try {
+          return deps.metrics.reservations.allocated(() => allocateParcels(view, marketplace.id, sizes, config.allocation));
+        } finally {
+          span.end();
+        }
+      });
       const cellOf = new Map<string, number>();
       let result: ReservationResult | OrderAck;
       if (mode === 'smartorder/create') {

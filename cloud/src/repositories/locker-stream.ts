@@ -5,6 +5,7 @@
  * caller holds; callers that change a stream hold the locker's row (lockerTransaction).
  */
 import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
+import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { Tx } from '../db/transaction.js';
 
 /** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
@@ -31,7 +32,10 @@ export async function downCursor(db: Tx, lockerId: number): Promise<DownCursor |
   return row && { nextCseq: row.next_cseq, appliedCseq: row.applied_cseq, sentCseq: row.sent_cseq, sentAt: row.sent_at };
 }
 
-/** Appends a command to the locker's log under the locker's next cseq (taken from its row); returns that cseq. */
+/**
+ * Appends a command to the locker's log under the locker's next cseq (taken from its row), with
+ * the active span's traceparent when tracing is on; returns that cseq.
+ */
 export async function appendCommand(db: Tx, lockerId: number, body: CommandBody, at: number): Promise<number> {
   const locker = await db
     .updateTable('lockers')
@@ -40,7 +44,7 @@ export async function appendCommand(db: Tx, lockerId: number, body: CommandBody,
     .returning('next_cseq')
     .executeTakeFirstOrThrow();
   const cseq = locker.next_cseq - 1;
-  await db.insertInto('locker_commands').values({ locker_id: lockerId, cseq, type: body.type, body: JSON.stringify(body), created_at: at }).execute();
+  await db.insertInto('locker_commands').values({ locker_id: lockerId, cseq, type: body.type, body: JSON.stringify(body), created_at: at, trace: traceparentOf() ?? null }).execute();
   return cseq;
 }
 
@@ -63,17 +67,17 @@ export async function continueStreamAfter(db: Tx, lockerId: number, cseq: number
   await db.updateTable('lockers').set({ next_cseq: cseq + 1, applied_cseq: cseq }).where('id', '=', lockerId).execute();
 }
 
-/** The logged commands with after < cseq <= upTo, in cseq order. */
+/** The logged commands with after < cseq <= upTo, in cseq order; `traceparent`: the recording span's. */
 export async function commandsBetween(db: Tx, lockerId: number, after: number, upTo: number): Promise<Command[]> {
   const rows = await db
     .selectFrom('locker_commands')
-    .select(['cseq', 'body', 'created_at'])
+    .select(['cseq', 'body', 'created_at', 'trace'])
     .where('locker_id', '=', lockerId)
     .where('cseq', '>', after)
     .where('cseq', '<=', upTo)
     .orderBy('cseq')
     .execute();
-  return rows.map((r) => ({ ...(JSON.parse(r.body) as object), cseq: r.cseq, at: r.created_at }) as Command);
+  return rows.map((r) => ({ ...(JSON.parse(r.body) as object), cseq: r.cseq, at: r.created_at, ...(r.trace ? { traceparent: r.trace } : {}) }) as Command);
 }
 
 /** Whether the log still holds the command `cseq`. */
@@ -124,7 +128,8 @@ export async function setAckedDseq(db: Tx, lockerId: number, dseq: number, seenA
 
 /** Keeps the event in the inbox; false when the inbox already holds its (locker, dseq). */
 export async function insertInboxEvent(db: Tx, lockerId: number, event: LockerEvent, receivedAt: number): Promise<boolean> {
-  const { dseq, at, ...body } = event;
+  // The trace context is how the fact travelled, not part of it.
+  const { dseq, at, traceparent: _traceparent, ...body } = event;
   const inserted = await db
     .insertInto('inbox_events')
     .values({ locker_id: lockerId, dseq, type: event.type, body: JSON.stringify(body), occurred_at: at, received_at: receivedAt })

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ExpressionBuilder } from 'kysely';
+import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { Database, NotificationRow } from '../db/schema.js';
 import { transaction, type Tx } from '../db/transaction.js';
@@ -39,6 +40,8 @@ export interface ClaimedNotification {
   createdAt: number;
   /** Attempts so far, this one included. */
   attempts: number;
+  /** traceparent of the span that recorded it; null while tracing was off. */
+  trace: string | null;
   /** The claim's lease: when the notification becomes due again if this attempt records nothing. */
   lease: number;
   failingSince: number | null;
@@ -108,6 +111,7 @@ function claimed(r: NotificationRow, lease: number): ClaimedNotification {
     bodyJson: r.body,
     createdAt: r.created_at,
     attempts: r.attempts + 1,
+    trace: r.trace,
     lease,
     failingSince: r.failing_since,
     requestId: r.request_id,
@@ -152,6 +156,8 @@ export async function insertNotification(db: Tx, n: NewNotification, at: number)
       created_at: at,
       next_attempt_at: at,
       request_id: n.requestId,
+      // The recording span (tracing on): the delivery continues its trace.
+      trace: traceparentOf() ?? null,
     })
     .execute();
 }

@@ -5,8 +5,10 @@
  * processes wrote or that were not acked in time). Behaviour is specified in
  * docs/mqtt-interface.md; messages and topics in shared/src/protocol.ts and topics.ts.
  */
+import { ROOT_CONTEXT, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
+  type Command,
   type DownMessage,
   PROTOCOL_VERSION,
   type Presence,
@@ -15,6 +17,7 @@ import {
   upMessageSchema,
 } from '../../../shared/src/protocol.js';
 import { parseLockerTopic, topics } from '../../../shared/src/topics.js';
+import { CLOUD_TRACER, contextFrom, traceparentOf, tracer } from '../../../shared/src/tracing.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import { lockerTransaction, transaction } from '../db/transaction.js';
@@ -376,7 +379,9 @@ export class LockerLink {
       this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'snapshot', snapshot: plan.snapshot });
     } else if (plan.kind === 'commands') {
       for (const items of chunks(plan.commands, this.#opts.batchSize)) {
-        this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'commands', items });
+        const published = publishSpans(lockerId, items);
+        this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'commands', items: published.items });
+        published.end();
       }
     }
   }
@@ -387,6 +392,30 @@ export class LockerLink {
       this.#log.debug({ lockerId, type: msg.type }, 'not connected; left for the resend');
     }
   }
+}
+
+/**
+ * A `command.publish` span for each traced command (child of the span that recorded it); the
+ * command goes out carrying the publish span's traceparent, which the agent's apply continues.
+ * Untraced commands (tracing off, or recorded while it was) go out as they are.
+ */
+function publishSpans(lockerId: number, items: readonly Command[]): { items: Command[]; end: () => void } {
+  const spans: Span[] = [];
+  const out = items.map((command) => {
+    if (!command.traceparent) return command;
+    const span = tracer(CLOUD_TRACER).startSpan(
+      'command.publish',
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: { 'messaging.system': 'mqtt', 'messaging.destination.name': topics.down(String(lockerId)), 'locker.command.cseq': command.cseq, 'locker.command.type': command.type },
+      },
+      contextFrom(command.traceparent),
+    );
+    spans.push(span);
+    const traceparent = traceparentOf(trace.setSpan(ROOT_CONTEXT, span));
+    return traceparent === undefined ? command : { ...command, traceparent };
+  });
+  return { items: out, end: () => spans.forEach((s) => s.end()) };
 }
 
 function describe(plan: DownPlan): string {

@@ -4,7 +4,9 @@
  * holds the locker's row, and the inbox's primary key (locker_id, dseq) refuses a second copy,
  * so two cloud processes handed the same batch never apply an event twice.
  */
+import { SpanKind } from '@opentelemetry/api';
 import type { LockerEvent } from '../../../shared/src/protocol.js';
+import { CLOUD_TRACER, contextFrom, inSpan, tracer } from '../../../shared/src/tracing.js';
 import type { CloudDatabase } from '../db/database.js';
 import { type Tx, lockerTransaction, withSavepoint } from '../db/transaction.js';
 import { ackedDseq, insertInboxEvent, setAckedDseq } from '../repositories/locker-stream.js';
@@ -67,13 +69,18 @@ export async function applyEvents(
         }
         let effect;
         try {
-          effect = await withSavepoint(tx, async () => {
+          // Child of the agent span that recorded the event (door.close for a load): what the domain
+          // records here (commands, notifications) carries this span's traceparent.
+          const attributes = { 'locker.id': lockerId, 'locker.event.dseq': event.dseq, 'locker.event.type': event.type };
+          effect = await inSpan(tracer(CLOUD_TRACER), 'locker.event.apply', { kind: SpanKind.CONSUMER, attributes }, contextFrom(event.traceparent), () =>
+            withSavepoint(tx, async () => {
             if (!(await insertInboxEvent(tx, lockerId, event, receivedAt))) {
               // An inbox row above acked_dseq: never written by this code; keep the stream where it is.
               throw new Error(`inbox already holds event ${event.dseq} of locker ${lockerId} above its acked_dseq ${result.ackedDseq}`);
             }
             return applyEvent(tx, lockerId, event);
-          });
+          }),
+          );
         } catch (err) {
           onFailure(event, err);
           break;
