@@ -20,6 +20,7 @@ import { FleetError, provisionFleet, readFleetFile, type ProvisionReport } from 
 import type { DependencySources } from './health/dependency-checks.js';
 import { createCloudMetrics } from './metrics/cloud-metrics.js';
 import { ReservationSweeper } from './orders/reservation-release.js';
+import { bridgeNotificationWakeups } from './outbox/cross-process.js';
 import { OutboxSignals } from './outbox/signals.js';
 import { cryptoRandom, type RandomSource } from './random.js';
 import { Scheduler, type CronSource, type Timers } from './scheduler.js';
@@ -102,6 +103,11 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       logger,
       metrics: createCloudMetrics(),
     };
+    const wakeups = bridgeNotificationWakeups(cdb, config, serviceDeps.signals, logger);
+    if (wakeups) {
+      stack.push(() => wakeups.stop());
+      await wakeups.ready();
+    }
 
     const reloadFleet = async (): Promise<ProvisionReport> => {
       if (!config.fleetFile) throw new FleetError('no fleet file is configured (FLEET_FILE)');

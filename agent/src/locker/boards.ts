@@ -8,9 +8,11 @@ import type { LockerStore } from '../store/index.js';
  */
 export function recordBoardState(store: LockerStore, e: BoardEvent): boolean {
   return store.tx(() => {
-    const before = store.boards.online(e.bus, e.board) ?? true;
+    const known = store.boards.online(e.bus, e.board);
+    // Doors are read many times a second: an unchanged board writes nothing.
+    if (known === e.online) return false;
     store.boards.set(e.bus, e.board, e.online);
-    if (before === e.online) return false;
+    if ((known ?? true) === e.online) return false;
     store.outbox.emit({ type: 'board.state', bus: e.bus, board: e.board, online: e.online });
     return true;
   });

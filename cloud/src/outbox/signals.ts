@@ -1,6 +1,8 @@
 /**
  * In-process wake-up calls after a commit: the sync publisher and the notification dispatcher
  * also poll their tables, so a lost signal (another process committed) only costs latency.
+ * On PostgreSQL the notification signals also cross processes (outbox/cross-process.ts): what
+ * this process recorded is announced, what others announced arrives as notificationsElsewhere().
  */
 import { EventEmitter } from 'node:events';
 import { LiveFeed } from '../operator/live-feed.js';
@@ -18,6 +20,12 @@ export class OutboxSignals {
   /** Call after a transaction that recorded notifications has committed. */
   notificationsRecorded(): void {
     this.#events.emit('notifications');
+    this.#events.emit('local-notifications');
+  }
+
+  /** Another process recorded notifications (not announced again). */
+  notificationsElsewhere(): void {
+    this.#events.emit('notifications');
   }
 
   onCommands(listener: (lockerId: number) => void): () => void {
@@ -28,5 +36,11 @@ export class OutboxSignals {
   onNotifications(listener: () => void): () => void {
     this.#events.on('notifications', listener);
     return () => this.#events.off('notifications', listener);
+  }
+
+  /** Only notifications this process recorded (to announce them to the others). */
+  onLocalNotifications(listener: () => void): () => void {
+    this.#events.on('local-notifications', listener);
+    return () => this.#events.off('local-notifications', listener);
   }
 }
