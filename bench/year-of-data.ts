@@ -80,7 +80,7 @@ export async function seedDay(db: CloudDatabase, day: number): Promise<void> {
     await tx.insertInto('route_sheet_lockers').values({ route_sheet_id: `rs-${day}`, locker_id: LOCKER, code_hash: `h${day}`, valid_until: t + DAY_MS }).execute();
     await tx
       .insertInto('locker_alerts')
-      .values(Array.from({ length: 5 }, (_, k) => ({ locker_id: LOCKER, dseq: null, kind: 'door.alarm', severity: 'warning', cell_id: k, order_id: null, detail: '{}', occurred_at: t, received_at: t })))
+      .values(Array.from({ length: 5 }, (_, k) => ({ locker_id: LOCKER, dseq: null, kind: 'door.alarm', severity: 'warning', cell_id: k, order_id: null, detail: '{}', occurred_at: t, received_at: t, status: k === 0 ? 'history' : 'resolved' })))
       .execute();
   });
 }

@@ -6,6 +6,7 @@
  */
 import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 import type { Tx } from '../db/transaction.js';
+import { ACTIVE_ALERT_STATUSES } from './alerts.js';
 
 const count = (r: { numDeletedRows: bigint }): number => Number(r.numDeletedRows);
 
@@ -70,11 +71,19 @@ export async function deleteRouteSheetsBefore(db: Tx, beforeDate: string, limit:
   return count(await db.deleteFrom('route_sheets').where('id', 'in', ids).executeTakeFirstOrThrow());
 }
 
-/** Locker alerts received before `before`. */
+/** Locker alerts received before `before` that are history or resolved; an open or acknowledged one stays. */
 export async function deleteAlertsBefore(db: Tx, before: number, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('locker_alerts')
-    .where('id', 'in', (eb) => eb.selectFrom('locker_alerts').select('id').where('received_at', '<', before).orderBy('received_at').limit(limit))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('locker_alerts')
+        .select('id')
+        .where('received_at', '<', before)
+        .where('status', 'not in', [...ACTIVE_ALERT_STATUSES])
+        .orderBy('received_at')
+        .limit(limit),
+    )
     .executeTakeFirstOrThrow();
   return count(result);
 }
