@@ -6,7 +6,7 @@
  * refused with code 3. Concurrent identical creates end in one order: the unique constraint on
  * (marketplace, externalId) decides, and the loser answers as a replay.
  */
-import { OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
+import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { CLOUD_TRACER, tracer } from '../../../shared/src/tracing.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
