@@ -107,7 +107,9 @@ export async function send(baseUrl: string, doc: OpenApiDocument, { method, path
   const headers: Record<string, string> = { ...ex.headers };
   const scheme = Object.keys(op.security?.[0] ?? {})[0];
   const keyHeader = scheme ? (doc.components.securitySchemes[scheme] as { name: string }).name : undefined;
-  if (scheme && keyHeader) headers[keyHeader] = DEMO_KEYS[scheme]!;
+  // A request may name another key of the scheme (the sandbox takes only a sandbox marketplace's).
+  const ownKey = Object.keys(headers).some((h) => h.toLowerCase() === keyHeader?.toLowerCase());
+  if (scheme && keyHeader && !ownKey) headers[keyHeader] = DEMO_KEYS[scheme]!;
   if (ex.body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(url, { method, headers, ...(ex.body !== undefined ? { body: JSON.stringify(ex.body) } : {}) });
   const text = await res.text();

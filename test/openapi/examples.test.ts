@@ -128,6 +128,7 @@ describe('the OpenAPI document', () => {
       if (!operation) continue; // the first test names it
       for (const [name, request] of Object.entries(ex.requests)) {
         const where = `${operation.label} (${id}) example ${name}`;
+        if (request.notSent) continue; // its reason is in the example (types.ts: notSent)
         const answer = await send(tc.cloud.url, doc, operation, request);
         const media = operation.op.responses[String(answer.status)]?.content?.['application/json'];
         if (answer.status !== request.status) {

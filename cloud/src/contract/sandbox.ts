@@ -1,10 +1,9 @@
-/** Requests and answers of the sandbox operations (/api/v4/sandbox, sandbox marketplace keys only; docs/sandbox.md). */
+/** Requests and answers of the sandbox operations (/api/v4/sandbox, sandbox marketplace keys only; docs/sandbox.md; examples in http/openapi/examples/sandbox.ts). */
 import { z } from 'zod';
 import { identifier } from './common.js';
 
 export const sandboxOrderRequestSchema = z
-  .object({ externalId: identifier.describe("the order's externalId (of the calling marketplace)") })
-  .meta({ examples: [{ externalId: 'SBX-1' }] });
+  .object({ externalId: identifier.describe("the order's externalId (of the calling marketplace)") });
 
 export const sandboxPickupRequestSchema = z
   .object({
@@ -14,14 +13,12 @@ export const sandboxPickupRequestSchema = z
       .regex(/^\d{6,8}$/)
       .optional()
       .describe('the pick-up code to type; absent: the one the cloud sent in user-access-code'),
-  })
-  .meta({ examples: [{ externalId: 'SBX-1' }, { externalId: 'SBX-1', accessCode: '483920' }] });
+  });
 
 export const sandboxOutageRequestSchema = z
   .object({
     seconds: z.int().min(1).max(86_400).default(3600).describe('how long the receiver stays down, s (default one hour)'),
-  })
-  .meta({ examples: [{ seconds: 3600 }] });
+  });
 
 const parcelPlace = z.object({
   barcode: z.string(),
@@ -30,23 +27,19 @@ const parcelPlace = z.object({
 });
 
 export const sandboxOrderEffectSchema = z
-  .object({ externalId: z.string(), state: z.int().describe('the order state once the effect happened'), parcels: z.array(parcelPlace) })
-  .meta({ examples: [{ externalId: 'SBX-1', state: 3, parcels: [{ barcode: 'SBX-1-P1', state: 'loaded', cellId: 2 }] }] });
+  .object({ externalId: z.string(), state: z.int().describe('the order state once the effect happened'), parcels: z.array(parcelPlace) });
 
 export const sandboxPickupEffectSchema = sandboxOrderEffectSchema
   .extend({
     openedCells: z.array(z.int()).describe('cells that opened for the customer'),
     failedCells: z.array(z.int()).describe('cells whose doors did not open (a jammed lock)'),
-  })
-  .meta({ examples: [{ externalId: 'SBX-1', state: 2, parcels: [{ barcode: 'SBX-1-P1', state: 'received', cellId: 2 }], openedCells: [2], failedCells: [] }] });
+  });
 
 export const sandboxJamEffectSchema = z
-  .object({ externalId: z.string(), cellId: z.int().describe('the cell whose lock is jammed now') })
-  .meta({ examples: [{ externalId: 'SBX-2', cellId: 3 }] });
+  .object({ externalId: z.string(), cellId: z.int().describe('the cell whose lock is jammed now') });
 
 export const sandboxOutageEffectSchema = z
-  .object({ heldUntil: z.string().nullable().describe('until when deliveries fail as if the receiver were down (UTC); null: not held') })
-  .meta({ examples: [{ heldUntil: '2030-03-05T13:00:00.000Z' }, { heldUntil: null }] });
+  .object({ heldUntil: z.string().nullable().describe('until when deliveries fail as if the receiver were down (UTC); null: not held') });
 
 export const sandboxLockersSchema = z
   .object({
@@ -59,5 +52,4 @@ export const sandboxLockersSchema = z
         simUrl: z.string().nullable().describe("the simulator's control API"),
       }),
     ),
-  })
-  .meta({ examples: [{ postamats: [{ postamatId: 901, name: 'Sandbox locker', running: true, screenUrl: 'http://127.0.0.1:40123', simUrl: 'http://127.0.0.1:40124' }] }] });
+  });

@@ -56,12 +56,16 @@ const IN_FLIGHT_RETRY_SECONDS = 1;
 /** How often a claim is tried again when the row changed under it (another request took or swept it). */
 const CLAIM_ATTEMPTS = 5;
 
+/** The messages of the two refusals (the OpenAPI document shows them as examples). */
+export const KEY_REUSED_MESSAGE = 'Idempotency-Key is already used for another request';
+export const KEY_IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still being processed';
+
 function reusedWithOtherRequest(): DomainError {
-  return new DomainError(ResultCode.InvalidRequest, 'Idempotency-Key is already used for another request', { status: 422 });
+  return new DomainError(ResultCode.InvalidRequest, KEY_REUSED_MESSAGE, { status: 422 });
 }
 
 export function keyInFlight(): DomainError {
-  return new DomainError(ResultCode.TooManyRequests, 'A request with this Idempotency-Key is still being processed', {
+  return new DomainError(ResultCode.TooManyRequests, KEY_IN_FLIGHT_MESSAGE, {
     status: 409,
     retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS,
   });

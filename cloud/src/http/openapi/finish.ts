@@ -9,6 +9,7 @@ import type { SwaggerTransformObject } from '@fastify/swagger';
 import type { ResultCode } from '../../../../shared/src/enums.js';
 import type { KeyOwnerKind } from '../auth.js';
 import { httpStatusOf, invalidRequestMessage } from '../error-handler.js';
+import { KEY_IN_FLIGHT_MESSAGE, KEY_REUSED_MESSAGE } from '../../idempotency/idempotency-key.js';
 import { HTTP_METHODS, type ExampleObject, type JsonObject, type OpenApiDocument, type Operation, type Response } from './document-types.js';
 import { OPERATION_EXAMPLES } from './examples/index.js';
 import { codeExampleName, type OperationExamples, type RequestExample } from './examples/types.js';
@@ -28,6 +29,13 @@ const ERROR_STATUS: Record<string, string> = {
   '413': 'Refused: the body is over BODY_LIMIT_BYTES (code 3).',
   '429': 'Refused for now (code 4): the caller is over its rate limit. Nothing changed.',
   '500': 'A failure of the service (code 2). The request may be sent again.',
+};
+
+/** Statuses a refusal names itself (not httpStatusOf its code): the body limit and the Idempotency-Key's two. */
+const STATUS_NAMED_BY_ERROR: Record<string, { code: ResultCode; message: string }> = {
+  '413': { code: 3, message: invalidRequestMessage('Request body is too large') },
+  '409': { code: 4, message: KEY_IN_FLIGHT_MESSAGE },
+  '422': { code: 3, message: KEY_REUSED_MESSAGE },
 };
 
 const RATE_LIMIT_HEADERS: Record<string, JsonObject> = {
@@ -56,8 +64,9 @@ function describeResponse(status: string, response: Response, op: Operation, ex:
     response.description = ex.statuses?.[status] ?? ex.success;
   } else {
     response.description = ex.statuses?.[status] ?? ERROR_STATUS[status] ?? response.description;
-    if (status === '413') {
-      examples[codeExampleName(3)] = refusal(3, invalidRequestMessage('Request body is too large'));
+    const ownStatus = STATUS_NAMED_BY_ERROR[status];
+    if (ownStatus) {
+      examples[codeExampleName(ownStatus.code)] = refusal(ownStatus.code, ownStatus.message);
     } else {
       for (const code of [...commonCodes(key), ...(ex.codes ?? [])]) if (String(httpStatusOf(code)) === status) examples[codeExampleName(code)] = refusal(code);
     }

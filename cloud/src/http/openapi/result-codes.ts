@@ -65,12 +65,13 @@ export function resultCodeInfo(code: ResultCode): ResultCodeInfo {
   return { name, ...INFO[name] };
 }
 
-/** The codes every operation may answer, by the key it asks for: authentication, validation, rate limit, failure. */
+/** The codes every operation may answer, by the key it asks for: authentication (and an operator's role), validation, rate limit, failure. */
 export function commonCodes(key: KeyOwnerKind | undefined): ResultCode[] {
   const auth: Record<KeyOwnerKind, ResultCode[]> = {
     marketplace: [ResultCode.AuthorizationError, ResultCode.MarketplaceNotActive, ResultCode.OrganizationNotActive],
     partner: [ResultCode.AuthorizationError],
-    operator: [ResultCode.AuthorizationError],
+    // A viewer's action or a session request without its CSRF token (403).
+    operator: [ResultCode.AuthorizationError, ResultCode.Forbidden],
   };
   return [...(key ? auth[key] : []), ResultCode.InvalidRequest, ResultCode.TooManyRequests, ResultCode.InternalError];
 }

@@ -55,13 +55,14 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
 
   app.get(
     '/lockers',
-    { schema: { tags: ['sandbox'], summary: 'The sandbox lockers, their screens and simulators', security, response: { 200: sandboxLockersSchema, ...responses } } },
+    { schema: { operationId: 'listSandboxLockers', tags: ['sandbox'], summary: 'The sandbox lockers, their screens and simulators', security, response: { 200: sandboxLockersSchema, ...responses } } },
     async () => ({ postamats: await sandboxLockerList(deps) }),
   );
   app.post(
     '/orders/courier-load',
     {
       schema: {
+        operationId: 'sandboxCourierLoad',
         tags: ['sandbox'],
         summary: 'A courier loads the order at the locker (screen, scanner, doors); answers once the cloud has it Courier loaded',
         security,
@@ -75,6 +76,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
     '/orders/customer-pickup',
     {
       schema: {
+        operationId: 'sandboxCustomerPickup',
         tags: ['sandbox'],
         summary: 'The customer takes the order with its pick-up code; answers once the cloud has it Client received (or the doors failed)',
         security,
@@ -88,6 +90,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
     '/orders/storage-expiry',
     {
       schema: {
+        operationId: 'sandboxStorageExpiry',
         tags: ['sandbox'],
         summary: "The order's storage runs out now; answers once it is Awaiting return (7)",
         security,
@@ -101,6 +104,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
     '/orders/door-jam',
     {
       schema: {
+        operationId: 'sandboxDoorJam',
         tags: ['sandbox'],
         summary: "The next open of the order's cell fails (the lock jams); answers once the fault is armed",
         security,
@@ -114,6 +118,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
     '/receiver/outage',
     {
       schema: {
+        operationId: 'startSandboxReceiverOutage',
         tags: ['sandbox'],
         summary: "The marketplace's receiver is down for a while (default an hour): deliveries fail and are retried by the policy",
         security,
@@ -125,7 +130,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
   );
   app.delete(
     '/receiver/outage',
-    { schema: { tags: ['sandbox'], summary: 'The receiver is back now', security, response: { 200: sandboxOutageEffectSchema, ...responses } } },
+    { schema: { operationId: 'endSandboxReceiverOutage', tags: ['sandbox'], summary: 'The receiver is back now', security, response: { 200: sandboxOutageEffectSchema, ...responses } } },
     async (req) => receiverBack(deps, marketplaceOf(req)),
   );
   return Promise.resolve();

@@ -3,11 +3,13 @@
  * fleet (test/openapi/examples.test.ts): a route added without examples fails that test. A new
  * operation gets its entry in the file of its group.
  */
+import { consoleExamples } from './console.js';
 import { courierExamples } from './couriers.js';
 import { healthExamples } from './health.js';
 import { operatorExamples } from './operator.js';
 import { orderExamples } from './orders.js';
 import { postamatExamples } from './postamats.js';
+import { sandboxExamples } from './sandbox.js';
 import type { OperationExamples } from './types.js';
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
@@ -16,4 +18,6 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...courierExamples,
   ...orderExamples,
   ...operatorExamples,
+  ...consoleExamples,
+  ...sandboxExamples,
 };

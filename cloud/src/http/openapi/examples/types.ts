@@ -11,11 +11,13 @@ export interface RequestExample {
   description?: string;
   params?: Record<string, string | number>;
   query?: Record<string, string | number | boolean>;
-  /** Request headers other than the API key (which the security scheme names). */
+  /** Request headers; the API key only when it is not the example fleet's demo key of the security scheme (e.g. the sandbox's). */
   headers?: Record<string, string>;
   body?: unknown;
   /** Invalid on purpose (a refusal with code 3): the examples test expects it to break its schema. */
   invalid?: true;
+  /** Not sent by the example run, and why (e.g. an answer that never ends); its answer is shown all the same. */
+  notSent?: string;
   /** HTTP status of the answer. */
   status: number;
   /** Name of the answer example under that status: by default this request's name; `code<N>` names a refusal with resultCode N. */

@@ -101,6 +101,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/alerts/:alertId/acknowledge',
     {
       schema: {
+        operationId: 'acknowledgeAlert',
         tags: ['operator'],
         summary: 'Acknowledge an alert: someone is on it (repeats still count on it)',
         security,
@@ -116,6 +117,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/alerts/:alertId/resolve',
     {
       schema: {
+        operationId: 'resolveAlert',
         tags: ['operator'],
         summary: 'Resolve an alert (a repeat afterwards opens a new one)',
         security,

@@ -18,6 +18,7 @@ export const auditRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/audit',
     {
       schema: {
+        operationId: 'listAudit',
         tags: ['operator'],
         summary: 'The audit log of operator actions (who, when, what, target, why), newest first',
         security,

@@ -88,7 +88,7 @@ function presentLocker<T extends { since: number | null; lastSeenAt: number | nu
 export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.get(
     '/overview',
-    { schema: { tags: ['operator'], summary: 'The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog', security, response: { 200: overviewView, ...operatorErrors } } },
+    { schema: { operationId: 'getOverview', tags: ['operator'], summary: 'The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog', security, response: { 200: overviewView, ...operatorErrors } } },
     async () => overview(deps),
   );
 
@@ -96,6 +96,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     '/lockers',
     {
       schema: {
+        operationId: 'listOperatorLockers',
         tags: ['operator'],
         summary: 'Lockers by id, a page at a time, with presence, free cells per size and open alerts',
         security,
@@ -118,6 +119,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     '/lockers/:lockerId',
     {
       schema: {
+        operationId: 'getOperatorLocker',
         tags: ['operator'],
         summary: "One locker with its cells as the front looks (column, row, state, door, flags)",
         security,
@@ -132,6 +134,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     '/lockers/:lockerId/orders',
     {
       schema: {
+        operationId: 'listLockerOrders',
         tags: ['operator'],
         summary: "The locker's orders, newest first (phones masked)",
         security,
@@ -150,6 +153,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     '/lockers/:lockerId/commands',
     {
       schema: {
+        operationId: 'listLockerCommands',
         tags: ['operator'],
         summary: "The cloud's command queue to the locker, newest first (applied commands are trimmed after a week)",
         security,
@@ -169,6 +173,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     '/lockers/:lockerId/alerts',
     {
       schema: {
+        operationId: 'listLockerAlerts',
         tags: ['operator'],
         summary: "The locker's alerts, newest first (routine facts with include=history)",
         security,

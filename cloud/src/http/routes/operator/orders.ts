@@ -49,6 +49,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/orders',
     {
       schema: {
+        operationId: 'searchOrders',
         tags: ['operator'],
         summary: 'Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked',
         security,
@@ -66,6 +67,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/orders/:orderId/timeline',
     {
       schema: {
+        operationId: 'getOrderTimeline',
         tags: ['operator'],
         summary: "One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts",
         security,
@@ -80,6 +82,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     '/orders/:orderId/extend',
     {
       schema: {
+        operationId: 'extendOrderStorage',
         tags: ['operator'],
         summary: "Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on)",
         security,

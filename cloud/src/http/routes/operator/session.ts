@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../../../contract/common.js';
 import { z } from 'zod';
 import { SignInGuard } from '../../../guard/sign-in-guessing.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, signIn, signOut } from '../../../operator/sessions.js';
@@ -33,10 +34,12 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app,
     {
       config: { anonymous: true },
       schema: {
+        operationId: 'signInOperator',
         tags: ['operator'],
         summary: 'Sign in to the operator console with an operator key (sets the operator_session cookie)',
         body: z.object({ key: z.string().min(1).max(512) }).meta({ example: { key: 'the-operator-key' } }),
-        response: { 200: sessionView, ...operatorErrors },
+        // Anonymous: no role to refuse, so no 403.
+        response: { 200: sessionView, ...errorResponses },
       },
     },
     async (req, reply) => {
@@ -49,7 +52,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app,
   app.get(
     '/session',
     {
-      schema: { tags: ['operator'], summary: 'Who is signed in (with the CSRF token of the session)', security, response: { 200: sessionView, ...operatorErrors } },
+      schema: { operationId: 'getOperatorSession', tags: ['operator'], summary: 'Who is signed in (with the CSRF token of the session)', security, response: { 200: sessionView, ...operatorErrors } },
     },
     (req) => {
       const caller = operatorOf(req);
@@ -62,6 +65,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app,
     {
       config: { anyRole: true },
       schema: {
+        operationId: 'signOutOperator',
         tags: ['operator'],
         summary: 'Sign out (the session ends, the cookie is cleared)',
         security,

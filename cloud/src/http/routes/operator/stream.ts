@@ -38,6 +38,7 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { 
     '/stream',
     {
       schema: {
+        operationId: 'streamEvents',
         tags: ['operator'],
         summary: 'Live changes as server-sent events (locker, alert, order); works with the session cookie',
         description:

@@ -1,0 +1,327 @@
+/** Examples of the operator console's /operator views and actions (docs/console-api.md), with the example fleet's operator key. */
+import type { OperationExamples } from './types.js';
+
+const ORDER_1001 = '00000000-0000-4000-8000-000000000003';
+const ORDER_1002 = '00000000-0000-4000-8000-000000000004';
+
+const locker101 = {
+  lockerId: 101,
+  name: 'Постамат Тверская 7',
+  city: 'Москва',
+  address: 'Москва, Тверская улица, 7',
+  active: true,
+  broken: false,
+  online: false,
+  since: null,
+  lastSeenAt: null,
+  freeToday: { '430x90': 4, '430x190': 3, '430x390': 1 },
+  openAlerts: 0,
+  lastEventAt: null,
+};
+
+const freeCell = (cellId: number, size: '430x90' | '430x190' | '430x390', height: number) => ({
+  cellId,
+  column: 1,
+  row: cellId,
+  size,
+  width: 430,
+  height,
+  depth: 600,
+  state: 'free',
+  doorOpen: null,
+  flags: [],
+  orders: [],
+});
+
+const order1001 = {
+  orderId: ORDER_1001,
+  externalId: 'ORD-1001',
+  marketplaceId: 'shop-one',
+  lockerId: 102,
+  state: 0,
+  phones: ['+7******4567'],
+  barcodes: ['PCL-1001-1', 'PCL-1001-2', 'PCL-1001-3', 'PCL-1001-4'],
+  holdUntil: null,
+  createdAt: '2030-03-04T09:00:00.000Z',
+  stateChangedAt: '2030-03-04T09:00:00.000Z',
+};
+
+const alert3 = {
+  id: 3,
+  postamatId: 101,
+  dseq: 118,
+  kind: 'door.alarm',
+  severity: 'warning',
+  cellId: 5,
+  orderId: null,
+  detail: { kind: 'left_open' },
+  occurredAt: '2030-03-05T10:15:00.000Z',
+  receivedAt: '2030-03-05T10:15:01.000Z',
+  status: 'acknowledged',
+  dedupKey: 'door.alarm:101:5',
+  count: 1,
+  lastSeenAt: '2030-03-05T10:15:01.000Z',
+  acknowledgedAt: '2030-03-05T10:20:00.000Z',
+  acknowledgedBy: 'ops',
+  resolvedAt: null,
+  resolvedBy: null,
+  resolveReason: null,
+};
+
+export const consoleExamples: Record<string, OperationExamples> = {
+  getOperatorSession: {
+    success: 'Who is signed in; with the key header the token is empty (a key needs no CSRF token)',
+    requests: { byKey: { summary: 'Signed in by X-Operator-Api-Key', status: 200 } },
+    answers: {
+      byKey: { summary: 'The operator ops, by key', value: { operator: 'ops', role: 'operator', csrfToken: '', expiresAt: null } },
+      bySession: {
+        summary: 'By the session cookie',
+        value: { operator: 'ops', role: 'operator', csrfToken: 'sh4XGeP7Ew3tAQcdf0w0fYbTACvddAWBAky4QDH9YSs', expiresAt: '2030-03-04T21:00:00.000Z' },
+      },
+    },
+  },
+  signInOperator: {
+    success: 'Signed in: the session cookie is set (HttpOnly, SameSite=Strict); the answer carries its CSRF token',
+    codes: [1],
+    requests: {
+      wrongKey: { summary: 'A key no operator has', body: { key: 'not-an-operator-key' }, status: 401, answer: 'code1' },
+    },
+    answers: {
+      signedIn: {
+        summary: 'Signed in with the key demo-operator-key (the token differs every time)',
+        value: { operator: 'ops', role: 'operator', csrfToken: 'sh4XGeP7Ew3tAQcdf0w0fYbTACvddAWBAky4QDH9YSs', expiresAt: '2030-03-04T21:00:00.000Z' },
+      },
+    },
+  },
+  getOverview: {
+    success: 'The fleet at a glance',
+    requests: { now: { summary: 'The example fleet, no agent connected', status: 200 } },
+    answers: {
+      now: {
+        summary: 'Four lockers offline, one blocked cell',
+        value: {
+          lockers: { total: 4, online: 0, offline: 4 },
+          openAlerts: { critical: 0, warning: 0, info: 0 },
+          cells: { needsInspection: 0, blocked: 1 },
+          notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null },
+        },
+      },
+    },
+  },
+  listOperatorLockers: {
+    success: 'A page of lockers by id',
+    requests: { firstTwo: { summary: 'The first two lockers', query: { pageSize: 2 }, status: 200 } },
+    answers: {
+      firstTwo: {
+        summary: 'Lockers 101 and 102 of four',
+        value: {
+          items: [
+            locker101,
+            {
+              lockerId: 102,
+              name: 'Постамат Ленинский 45',
+              city: 'Москва',
+              address: 'Москва, Ленинский проспект, 45к1',
+              active: true,
+              broken: false,
+              online: false,
+              since: null,
+              lastSeenAt: null,
+              freeToday: { '430x90': 6, '430x190': 5, '430x390': 2, '600x590': 0 },
+              openAlerts: 0,
+              lastEventAt: null,
+            },
+          ],
+          total: 4,
+          page: 1,
+          pageSize: 2,
+        },
+      },
+    },
+  },
+  getOperatorLocker: {
+    success: 'The locker with its grid of cells (state, door, flags, orders)',
+    requests: {
+      locker101: { summary: 'Locker 101', params: { lockerId: 101 }, status: 200 },
+      unknown: { summary: 'A locker the fleet does not have', params: { lockerId: 999 }, status: 400, answer: 'code3' },
+    },
+    answers: {
+      locker101: {
+        summary: 'Eight cells, all free (the first three shown)',
+        value: { ...locker101, timezone: 'Europe/Moscow', depth: 600, grid: [freeCell(1, '430x90', 90), freeCell(2, '430x90', 90), freeCell(3, '430x90', 90)] },
+      },
+    },
+  },
+  listLockerOrders: {
+    success: "A page of the locker's orders, newest first (phones masked)",
+    requests: { locker101: { summary: 'Orders of locker 101', params: { lockerId: 101 }, query: { pageSize: 2 }, status: 200 } },
+    answers: {
+      locker101: {
+        summary: 'One new order',
+        value: {
+          items: [{ ...order1001, orderId: ORDER_1002, externalId: 'ORD-1002', lockerId: 101, phones: ['+7******4568'], barcodes: ['PCL-1002-1'] }],
+          total: 1,
+          page: 1,
+          pageSize: 2,
+        },
+      },
+    },
+  },
+  listLockerCommands: {
+    success: "A page of the locker's commands, newest first, with their status",
+    requests: { locker101: { summary: 'Commands of locker 101', params: { lockerId: 101 }, query: { pageSize: 2 }, status: 200 } },
+    answers: {
+      locker101: {
+        summary: 'The cell.open and cell.flags sent above, not yet acknowledged (no agent runs)',
+        value: {
+          items: [
+            { cseq: 6, type: 'cell.open', body: { type: 'cell.open', cellId: 5, reason: 'customer_support', notAfter: 1898845320000 }, createdAt: '2030-03-04T09:00:00.000Z', status: 'pending' },
+            { cseq: 5, type: 'cell.flags', body: { type: 'cell.flags', cellId: 5, flags: [] }, createdAt: '2030-03-04T09:00:00.000Z', status: 'pending' },
+          ],
+          total: 6,
+          page: 1,
+          pageSize: 2,
+        },
+      },
+    },
+  },
+  listLockerAlerts: {
+    success: "A page of the locker's alerts (open ones; include=history for all)",
+    requests: { locker101: { summary: 'Open alerts of locker 101', params: { lockerId: 101 }, status: 200 } },
+    answers: {
+      locker101: { summary: 'None', value: { items: [], total: 0, page: 1, pageSize: 50 } },
+      doorLeftOpen: { summary: 'A door left open, acknowledged', value: { items: [alert3], total: 1, page: 1, pageSize: 50 } },
+    },
+  },
+  searchOrders: {
+    success: 'Orders whose externalId, barcode or phone ends with the query (phones masked)',
+    requests: {
+      byExternalId: { summary: 'By externalId', query: { query: 'ORD-1001' }, status: 200 },
+      byPhoneEnd: { summary: 'By the end of a phone number no order has', query: { query: '0000' }, status: 200 },
+    },
+    answers: {
+      byExternalId: { summary: 'One order', value: { items: [order1001], total: 1, page: 1, pageSize: 50 } },
+      byPhoneEnd: { summary: 'None', value: { items: [], total: 0, page: 1, pageSize: 50 } },
+    },
+  },
+  getOrderTimeline: {
+    success: "The order's history: states, commands, notifications and locker facts in time order",
+    requests: {
+      unknown: { summary: 'An order that does not exist', params: { orderId: '00000000-0000-4000-8000-0000000000ff' }, status: 400, answer: 'code3' },
+    },
+    answers: {
+      order1001: {
+        summary: 'ORD-1001: its API calls, transitions and commands (the first of each shown)',
+        value: {
+          orderId: ORDER_1001,
+          externalId: 'ORD-1001',
+          marketplaceId: 'shop-one',
+          lockerId: 102,
+          state: 0,
+          entries: [
+            {
+              at: '2030-03-04T09:00:00.000Z',
+              kind: 'api_call',
+              summary: 'smartorder/create: resultCode 0',
+              detail: { operation: 'smartorder/create', marketplaceId: 'shop-one', resultCode: 0, requestId: '9d543581-5e80-4a5c-a476-575351209b92' },
+            },
+            {
+              at: '2030-03-04T09:00:00.000Z',
+              kind: 'transition',
+              summary: 'order.create: - -> 0 (C1)',
+              detail: {
+                seq: 1,
+                rule: 'C1',
+                event: 'order.create',
+                fromState: null,
+                toState: 0,
+                parcels: [
+                  { barcode: 'PCL-1001-1', from: null, to: 'pending' },
+                  { barcode: 'PCL-1001-2', from: null, to: 'pending' },
+                  { barcode: 'PCL-1001-3', from: null, to: 'pending' },
+                ],
+              },
+            },
+            {
+              at: '2030-03-04T09:00:00.000Z',
+              kind: 'command',
+              summary: 'order.upsert #3 to locker 102: pending',
+              detail: { lockerId: 102, cseq: 3, type: 'order.upsert', status: 'pending' },
+            },
+          ],
+        },
+      },
+    },
+  },
+  extendOrderStorage: {
+    success: 'The new storage deadline (as order/extension answers it)',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { days: 2, reason: 'customer in hospital' }, status: 400, answer: 'code252' },
+    },
+    answers: {
+      extended: {
+        summary: 'Two more days',
+        value: { orderId: ORDER_1001, externalId: 'ORD-1001', holdUntil: '2030-03-09T20:59:59.000Z', dateStorage: '2030-03-09T23:59:59+03:00' },
+      },
+    },
+  },
+  acknowledgeAlert: {
+    success: 'The alert, acknowledged (it stays open until resolved)',
+    requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'technician on the way' }, status: 400, answer: 'code3' } },
+    answers: { acknowledged: { summary: 'Acknowledged by ops', value: alert3 } },
+  },
+  resolveAlert: {
+    success: 'The alert, resolved with its reason',
+    requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'door latch replaced' }, status: 400, answer: 'code3' } },
+    answers: {
+      resolved: {
+        summary: 'Resolved by ops',
+        value: { ...alert3, status: 'resolved', resolvedAt: '2030-03-05T11:00:00.000Z', resolvedBy: 'ops', resolveReason: 'door latch replaced' },
+      },
+    },
+  },
+  listAudit: {
+    success: 'A page of the audit log, newest first',
+    requests: { latest: { summary: 'The two latest actions', query: { pageSize: 2 }, status: 200 } },
+    answers: {
+      latest: {
+        summary: 'The cell opened and the flag cleared above',
+        value: {
+          items: [
+            {
+              id: 3,
+              at: '2030-03-04T09:00:00.000Z',
+              operator: 'ops',
+              action: 'cell.open',
+              target: 'locker:101/cell:5',
+              reason: 'customer_support',
+              detail: { cseq: 6, openReason: 'customer_support', notAfter: '2030-03-04T09:02:00.000Z' },
+            },
+            { id: 2, at: '2030-03-04T09:00:00.000Z', operator: 'ops', action: 'cell.flags', target: 'locker:101/cell:5', reason: null, detail: { before: ['dirty'], after: [] } },
+          ],
+          total: 3,
+          page: 1,
+          pageSize: 2,
+        },
+      },
+    },
+  },
+  streamEvents: {
+    success: 'text/event-stream: `event:` and `data:` lines per change, a heartbeat comment every 15 s; the answer never ends',
+    requests: { open: { summary: 'Open the stream', status: 200, notSent: 'the answer never ends: the example run cannot read it whole' } },
+    answers: {
+      open: {
+        summary: 'A locker coming online, then an alert',
+        value:
+          ': connected\n\nevent: locker\ndata: {"lockerId":101,"online":true}\n\n' +
+          'event: alert\ndata: {"alertId":3,"lockerId":101,"cellId":5,"kind":"door.alarm","severity":"warning","status":"open","count":1}\n\n: heartbeat\n\n',
+      },
+    },
+  },
+  signOutOperator: {
+    success: 'Signed out: the session ends and its cookie is cleared (with the key header nothing is left to end)',
+    requests: { signOut: { summary: 'Sign out', status: 200 } },
+    answers: { signOut: { summary: 'Signed out', value: { signedOut: true } } },
+  },
+};
