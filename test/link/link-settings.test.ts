@@ -17,6 +17,7 @@ describe('locker link settings', () => {
       resendAfterMs: 5_000,
       batchSize: 50,
       windowSize: 200,
+      healthReportSeconds: 60,
     });
   });
 

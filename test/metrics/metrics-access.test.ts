@@ -34,7 +34,7 @@ describe('access to /metrics', () => {
     const res = await fetch(`${open.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(await res.text()).toMatch(/^cloud_lockers 3$/m);
+    expect(await res.text()).toMatch(/^cloud_lockers 4$/m); // the example fleet: 101, 102, 103 and the sandbox's 901
   });
 
   it('needs an operator key when METRICS_REQUIRE_KEY=true, in X-Operator-Api-Key or as a bearer token', async () => {

@@ -10,6 +10,7 @@ export const sandboxPickupRequestSchema = z
     externalId: identifier.describe("the order's externalId (of the calling marketplace)"),
     accessCode: z
       .string()
+      .max(8)
       .regex(/^\d{6,8}$/)
       .optional()
       .describe('the pick-up code to type; absent: the one the cloud sent in user-access-code'),

@@ -6,6 +6,7 @@
  */
 import type { OrderTransitionsTable, OrderRow, ParcelRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
+import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 
 function changedColumns<T extends object>(before: T, after: T): Partial<T> {
   const out: Partial<T> = {};
@@ -83,4 +84,30 @@ export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 
   const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
   const seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
   await tx.insertInto('order_transitions').values({ ...row, seq }).execute();
+}
+
+/**
+ * Orders finished (a terminal state) before `before` with every notification delivered: the
+ * order with its parcels, transitions, revocations and delivered notifications. Answers the
+ * number of orders. Retention's only write of orders (retention/sweep.ts), kept with the other writes.
+ */
+export async function deleteFinishedOrdersBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .select('o.id')
+    .where('o.state', 'in', [...TERMINAL_ORDER_STATES])
+    .where('o.state_changed_at', '<', before)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('notifications as n').select('n.id').whereRef('n.order_id', '=', 'o.id').where('n.delivered_at', 'is', null))),
+    )
+    .orderBy('o.state_changed_at')
+    .limit(limit)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('order_transitions').where('order_id', 'in', ids).execute();
+  await db.deleteFrom('order_revocations').where('order_id', 'in', ids).execute();
+  await db.deleteFrom('notifications').where('order_id', 'in', ids).where('delivered_at', 'is not', null).execute();
+  await db.deleteFrom('parcels').where('order_id', 'in', ids).execute();
+  return Number((await db.deleteFrom('orders').where('id', 'in', ids).executeTakeFirstOrThrow()).numDeletedRows);
 }

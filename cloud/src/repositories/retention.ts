@@ -1,10 +1,10 @@
 /**
  * Deletes of the retention sweep (cloud/src/retention/): each removes at most `limit` rows past
  * their horizon in one statement and answers how many, so that a sweep works in short
- * transactions and never holds a lock for long. What is still needed is never selected: an order
+ * transactions and never holds a lock for long. Finished orders are deleted by the lifecycle's
+ * single writer (lifecycle/repository.ts, deleteFinishedOrdersBefore). What is still needed is never selected: an order
  * not yet finished, an order with a notification not yet delivered, an undelivered notification.
  */
-import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 import type { Tx } from '../db/transaction.js';
 import { ACTIVE_ALERT_STATUSES } from './alerts.js';
 
@@ -34,32 +34,6 @@ export async function deleteDeliveredNotificationsBefore(db: Tx, before: number,
     )
     .executeTakeFirstOrThrow();
   return count(result);
-}
-
-/**
- * Orders finished (a terminal state) before `before` with every notification delivered: the
- * order with its parcels, transitions, revocations and delivered notifications. Answers the
- * number of orders.
- */
-export async function deleteFinishedOrdersBefore(db: Tx, before: number, limit: number): Promise<number> {
-  const rows = await db
-    .selectFrom('orders as o')
-    .select('o.id')
-    .where('o.state', 'in', [...TERMINAL_ORDER_STATES])
-    .where('o.state_changed_at', '<', before)
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('notifications as n').select('n.id').whereRef('n.order_id', '=', 'o.id').where('n.delivered_at', 'is', null))),
-    )
-    .orderBy('o.state_changed_at')
-    .limit(limit)
-    .execute();
-  const ids = rows.map((r) => r.id);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('order_transitions').where('order_id', 'in', ids).execute();
-  await db.deleteFrom('order_revocations').where('order_id', 'in', ids).execute();
-  await db.deleteFrom('notifications').where('order_id', 'in', ids).where('delivered_at', 'is not', null).execute();
-  await db.deleteFrom('parcels').where('order_id', 'in', ids).execute();
-  return count(await db.deleteFrom('orders').where('id', 'in', ids).executeTakeFirstOrThrow());
 }
 
 /** Route sheets of days before `beforeDate` (YYYY-MM-DD) with their locker codes; their couriers stay. */

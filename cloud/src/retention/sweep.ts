@@ -11,11 +11,11 @@ import { localDate } from '../lockers/locker-time.js';
 import {
   deleteAlertsBefore,
   deleteDeliveredNotificationsBefore,
-  deleteFinishedOrdersBefore,
   deleteInboxEventsBefore,
   deleteRouteSheetsBefore,
 } from '../repositories/retention.js';
 import type { Job } from '../scheduler.js';
+import { deleteFinishedOrdersBefore } from '../lifecycle/repository.js';
 import type { RetentionSettings } from './settings.js';
 
 const DAY_MS = 86_400_000;

@@ -90,7 +90,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         body: z
           .union([
             z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema }),
-            z.object({ until: z.iso.datetime({ offset: true }).describe('ISO 8601 with an offset'), reason: reasonSchema }),
+            z.object({ until: z.iso.datetime({ offset: true }).max(40).describe('ISO 8601 with an offset'), reason: reasonSchema }),
           ])
           .meta({ example: { days: 2, reason: 'customer in hospital' } }),
         response: {
