@@ -29,21 +29,24 @@ export interface NewClaim extends KeyRef {
   expiresAt: number;
 }
 
+/** The row a claim writes, new or taken over: no answer yet. */
+function claimColumns(claim: NewClaim) {
+  return {
+    fingerprint: claim.fingerprint,
+    token: claim.token,
+    locked_until: claim.lockedUntil,
+    status: null,
+    response: null,
+    created_at: claim.createdAt,
+    expires_at: claim.expiresAt,
+  };
+}
+
 /** Inserts the claim unless the key exists; true when inserted. */
 export async function insertClaim(db: Tx, claim: NewClaim): Promise<boolean> {
   const r = await db
     .insertInto('idempotency_keys')
-    .values({
-      caller: claim.caller,
-      key: claim.key,
-      fingerprint: claim.fingerprint,
-      token: claim.token,
-      locked_until: claim.lockedUntil,
-      status: null,
-      response: null,
-      created_at: claim.createdAt,
-      expires_at: claim.expiresAt,
-    })
+    .values({ caller: claim.caller, key: claim.key, ...claimColumns(claim) })
     .onConflict((oc) => oc.columns(['caller', 'key']).doNothing())
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
@@ -73,15 +76,7 @@ export async function findKey(db: Tx, ref: KeyRef): Promise<StoredKey | undefine
 export async function takeOverClaim(db: Tx, claim: NewClaim, previousToken: string): Promise<boolean> {
   const r = await db
     .updateTable('idempotency_keys')
-    .set({
-      fingerprint: claim.fingerprint,
-      token: claim.token,
-      locked_until: claim.lockedUntil,
-      status: null,
-      response: null,
-      created_at: claim.createdAt,
-      expires_at: claim.expiresAt,
-    })
+    .set(claimColumns(claim))
     .where('caller', '=', claim.caller)
     .where('key', '=', claim.key)
     .where('token', '=', previousToken)
