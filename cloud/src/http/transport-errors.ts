@@ -34,20 +34,38 @@ function parserRefusal(err: ConnectionError): { status: number; reason: string }
   }
 }
 
-/** Fastify's `clientErrorHandler`: the parser gave up, so there is no reply object; the envelope goes on the socket. */
+/** How long a refused connection keeps reading (and discarding) what the client still sends, at most. */
+const LINGER_MS = 2_000;
+/** Sockets already answered: the parser reports its error again for every further chunk it is fed. */
+const answered = new WeakSet<Socket>();
+
+/**
+ * Fastify's `clientErrorHandler`: the parser gave up, so there is no reply object; the envelope goes on the socket.
+ * The connection is closed the way servers close after an early answer (a lingering close): the answer and a FIN
+ * go out, and what the client is still writing (the rest of a 1 MB request line) is read and dropped for a
+ * moment before the socket is destroyed. Destroying at once with unread bytes makes the kernel send a reset,
+ * which can discard the answer on the client's side before it reads it: the client then sees EPIPE, no answer.
+ */
 export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  if (answered.has(socket)) return;
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  answered.add(socket);
   const { status, reason } = parserRefusal(err);
   this.log.debug({ code: err.code, status }, 'malformed HTTP request refused');
-  if (socket.writable) {
-    const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  // As Node does: the parser cannot go on, so the connection ends here (no half-open sockets left to the client).
-  socket.destroy();
+  const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // The parser cannot go on: whatever the client does, the socket is gone after the linger (no half-open sockets).
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+  socket.resume();
 }
 
 /** Fastify's `frameworkErrors`: the router's refusals before any route or hook. */
