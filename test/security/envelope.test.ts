@@ -28,9 +28,15 @@ describe('every answer is the envelope', () => {
   afterAll(async () => tc?.stop());
 
   /** Writes the bytes as they are and reads the one answer (the server closes after it). */
-  function raw(request: string | Buffer): Promise<RawAnswer> {
+  function raw(request: string | Buffer, opts: { readAfterWrite?: boolean } = {}): Promise<RawAnswer> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      const socket = connect(port, '127.0.0.1', () => {
+        if (opts.readAfterWrite) socket.pause();
+        socket.write(request, (err) => {
+          if (err) reject(new Error(`the request could not be written: ${err.message}`));
+          else socket.resume();
+        });
+      });
       const chunks: Buffer[] = [];
       socket.on('data', (d: Buffer) => chunks.push(d));
       // The server may close while a long request is still being written; the answer came before.
@@ -69,6 +75,15 @@ describe('every answer is the envelope', () => {
 
   it('a URL over Node header limit: 414', async () => {
     expectEnvelope(await raw(get(`${AVAILABLE}?scanner=${'a'.repeat(20_000)}`, key)), 414);
+  });
+
+  it('a request line of megabytes still being written when refused: the client hears its 414', async () => {
+    // The refusal comes after 16 KiB while the client is still writing. The client reads nothing
+    // until its write has ended (as a busy client may): a server that destroys the connection at
+    // once resets it, the write fails and the answer already sent is lost with the socket.
+    const huge = get(`${AVAILABLE}?scanner=${'%D0%AF'.repeat(2_000_000)}`, key);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => raw(huge, { readAfterWrite: true })));
+    for (const answer of answers) expectEnvelope(answer, 414);
   });
 
   it('a URL over 8 KiB within the header limit: 414', async () => {
