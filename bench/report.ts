@@ -30,6 +30,9 @@ export interface Report {
   startedAt: string;
   mode: 'quick' | 'full';
   machine: Machine;
+  /** The 1-minute load average when the run started and when it ended: how busy the machine was besides. */
+  load?: { atStart: number; atEnd: number };
+  seconds?: number;
   timed: { timeMsPerTask: number; rows: Row[]; notes: string[] };
   scenarios: ScenarioResult[];
 }
@@ -116,6 +119,7 @@ export function formatReport(r: Report): string {
     `Started ${r.startedAt}. Machine: ${m.cpuModel}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}, ${m.platform}; ` +
       `engines: ${m.engines.join(', ')}. Other processes may share the machine: compare ratios, not times.`,
     '',
+    ...(r.load ? [`Load average (1 min) ${formatNumber(r.load.atStart)} at the start, ${formatNumber(r.load.atEnd)} at the end; the run took ${formatNumber(r.seconds ?? 0)} s.`, ''] : []),
   ];
   if (r.timed.rows.length > 0) {
     lines.push(`## Timed suites (${r.timed.timeMsPerTask} ms per task; "x baseline" is median time / the first task's)`, '');

@@ -9,6 +9,7 @@
  * per timed task (default 300, 100 with --quick). DATABASE_URL and MQTT_URL add what needs them.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { measure, type BenchSuite, type Row } from './harness.js';
@@ -28,6 +29,8 @@ const picked = (suffix: string) =>
     .sort();
 
 const log = (line: string) => console.error(line);
+const runStarted = performance.now();
+const startLoad = loadavg()[0] ?? 0;
 const report: Report = {
   startedAt: new Date().toISOString(),
   mode: quick ? 'quick' : 'full',
@@ -64,6 +67,8 @@ for (const file of picked('.scenario.ts')) {
   report.scenarios.push(result);
 }
 
+report.load = { atStart: startLoad, atEnd: loadavg()[0] ?? 0 };
+report.seconds = (performance.now() - runStarted) / 1000;
 const markdown = formatReport(report);
 console.log(markdown);
 
