@@ -33,7 +33,8 @@ function judge(broker: BrokerKind) {
 
     // Each fact told to the marketplace once and in order, per parcel (deliveries told apart by
     // X-Notification-Id, so a redelivery is not a second telling).
-    const told = (order: OrderModel, barcode: string) => (day.statuses.get(order.externalId) ?? []).filter((s) => s.startsWith(`${barcode}:`)).map((s) => Number(s.split(':')[1]));
+    const toldOf = (order: OrderModel, barcode: string) => (day.statuses.get(order.externalId) ?? []).filter((s) => s.barcode === barcode);
+    const told = (order: OrderModel, barcode: string) => toldOf(order, barcode).map((s) => s.event);
     const sequences: [OrderModel, number[]][] = [
       [o.collected, [LOADED, RECEIVED]],
       [o.collectedPair, [LOADED, RECEIVED]],
@@ -48,6 +49,15 @@ function judge(broker: BrokerKind) {
       [o.loadedOffline, [LOADED, RECEIVED]],
     ];
     for (const [order, events] of sequences) for (const b of order.barcodes) expect(told(order, b), `${order.externalId} ${b}`).toEqual(events);
+
+    // Facts recorded offline reach the marketplace with the locker-time hour they happened at (the
+    // shared clock's), not the hour of the reconnect.
+    const hourOf = (order: OrderModel, event: number) => toldOf(order, order.barcodes[0]!).find((s) => s.event === event)?.hour;
+    expect(hourOf(o.loadedOffline, LOADED)).toBe('11');
+    expect(hourOf(o.cancelled, RETURNED)).toBe('11');
+    for (const order of [o.collected, o.collectedPair, o.collectedEarly]) expect(hourOf(order, RECEIVED), order.externalId).toBe('12');
+    expect(hourOf(o.collectedLate, RECEIVED)).toBe('16');
+    expect(hourOf(o.loadedOffline, RECEIVED)).toBe('18');
 
     // Both sides end in the same states, through the API and the agent's store.
     const final = new Map(sequences.map(([order, events]) => [order.externalId, events.at(-1)!]));

@@ -36,8 +36,8 @@ export interface DayRecord {
   apiStates: Map<string, number>;
   /** The agent's order state per external id, from its store once it stopped. */
   agentStates: Map<string, number>;
-  /** Distinct order-status notifications per external id, in arrival order: `barcode:event_id`. */
-  statuses: Map<string, string[]>;
+  /** Distinct order-status notifications per external id, in arrival order. */
+  statuses: Map<string, ToldStatus[]>;
   /** The notification calls the receiver got, and how many distinct deliveries (X-Notification-Id). */
   calls: number;
   deliveries: number;
@@ -48,6 +48,13 @@ export interface DayRecord {
   /** Deaths of a process no crash point explains (none are armed in this run). */
   unexpected: string[];
   orders: DayOrders;
+}
+
+/** One order-status as the marketplace got it: the parcel, the state, and the locker-time hour of `dt`. */
+export interface ToldStatus {
+  barcode: string;
+  event: number;
+  hour: string;
 }
 
 /** The day's orders by their role (shop-a stores for 4 hours, shop-b for 72). */
@@ -95,15 +102,16 @@ async function apiState(world: FaultWorld, o: OrderModel, courierCode: string): 
   return body.state;
 }
 
-function statusesOf(world: FaultWorld): Map<string, string[]> {
+function statusesOf(world: FaultWorld): Map<string, ToldStatus[]> {
   const seen = new Set<string>();
-  const out = new Map<string, string[]>();
+  const out = new Map<string, ToldStatus[]>();
   for (const c of world.receiver.calls) {
     const uid = c.headers['x-notification-id'] as string | undefined;
     if (c.path !== '/order-status' || !uid || seen.has(uid)) continue;
     seen.add(uid);
-    const b = c.body as { id: string; barcode: string; event_id: string | number };
-    out.set(b.id, [...(out.get(b.id) ?? []), `${b.barcode}:${String(b.event_id)}`]);
+    const b = c.body as { id: string; barcode: string; event_id: string; dt: string };
+    // dt is ISO 8601 with the locker's offset: characters 11-12 are its local hour.
+    out.set(b.id, [...(out.get(b.id) ?? []), { barcode: b.barcode, event: Number(b.event_id), hour: b.dt.slice(11, 13) }]);
   }
   return out;
 }
