@@ -38,6 +38,8 @@ export interface DayRecord {
   agentStates: Map<string, number>;
   /** Distinct order-status notifications per external id, in arrival order. */
   statuses: Map<string, ToldStatus[]>;
+  /** PUBLISH packets of the link the relay delivered twice, and held back to be overtaken, after the reconnect. */
+  chaos: { duplicated: number; reordered: number };
   /** The notification calls the receiver got, and how many distinct deliveries (X-Notification-Id). */
   calls: number;
   deliveries: number;
@@ -117,12 +119,18 @@ function statusesOf(world: FaultWorld): Map<string, ToldStatus[]> {
 }
 
 export async function runDayOffline(broker: BrokerKind): Promise<DayRecord> {
+  const receiverRandom = seededRandom(3);
   const world = await openFaultWorld({
     broker,
     lockers: 1,
     random: seededRandom(1),
-    chaos: { duplicate: 0, reorder: 0, maxHoldMs: 0 },
-    receiverBehaviour: () => 200,
+    // Switched on for the reconnect: the day's backlog both ways, some of it twice or overtaken.
+    chaos: { duplicate: 0.2, reorder: 0.2, maxHoldMs: 300 },
+    // Some answers lost and some refusals, as in the fault suite: the cloud delivers again.
+    receiverBehaviour: () => {
+      const r = receiverRandom();
+      return r < 0.03 ? 'hang' : r < 0.1 ? 500 : 200;
+    },
     storagePeriodHours: { 'shop-a': SHOP_A_STORAGE_HOURS },
   });
   let failed = true;
@@ -204,8 +212,9 @@ async function day(world: FaultWorld): Promise<DayRecord> {
   await world.advanceClock(70 * 60_000);
   note(offline, `16:00 pick up ${collectedLate.externalId}`, await h.customerVisit(collectedLate));
 
-  // 18:00: the link is back.
+  // 18:00: the link is back, duplicating and reordering PUBLISH packets both ways.
   await world.advanceClock(2 * HOUR_MS);
+  rig.chaos.enabled = true;
   rig.proxy.unblock();
   await settle(world);
 
@@ -216,6 +225,9 @@ async function day(world: FaultWorld): Promise<DayRecord> {
   const evening = await h.courierVisit(id, [], true, courier);
   note(afterwards, 'collect returns', evening.returns);
   await settle(world);
+  rig.chaos.enabled = false;
+  const { duplicated, reordered } = rig.chaos.counts;
+  const chaos = { duplicated: duplicated.up + duplicated.down, reordered: reordered.up + reordered.down };
 
   const apiStates = new Map<string, number>();
   for (const o of Object.values(orders)) apiStates.set(o.externalId, await apiState(world, o, courier));
@@ -224,6 +236,7 @@ async function day(world: FaultWorld): Promise<DayRecord> {
   const agent = run.lockers[0]!.agent;
   const uids = new Set(world.receiver.calls.map((c) => c.headers['x-notification-id']));
   return {
+    chaos,
     unexpected: world.children().flatMap((c) => c.unexpected),
     offline,
     afterwards,
