@@ -25,7 +25,7 @@ function judge(broker: BrokerKind) {
 
     // Everything the locker knew was served offline, and what reconnecting brought after.
     expect(day.offline.filter((s) => s.outcome !== 'ok')).toEqual([]);
-    expect(day.offline).toHaveLength(6);
+    expect(day.offline).toHaveLength(7);
     expect(day.afterwards.filter((s) => s.outcome !== 'ok')).toEqual([]);
 
     // The checker finds nothing wrong in the whole history, and no process died.

@@ -208,8 +208,12 @@ async function day(world: FaultWorld): Promise<DayRecord> {
   await world.advanceClock(20 * 60_000);
   for (const o of runOut) await until(async () => (await cloudState(world, o)) === OrderState.AwaitingReturn, `${o.externalId} in 7`, WAIT_MS);
 
-  // 16:00: a customer comes late; the locker has not heard of the revocation and serves the code.
+  // 16:00: a power cut; the locker starts again, still offline, from its store and on the day's
+  // clock. A customer comes late; the locker has not heard of the revocation and serves the code.
   await world.advanceClock(70 * 60_000);
+  await rig.agent.stop();
+  await rig.agent.start();
+  note(offline, '16:00 restart', (await h.kiosk(id).state()).view.screen === 'start' ? 'ok' : 'screen not at start');
   note(offline, `16:00 pick up ${collectedLate.externalId}`, await h.customerVisit(collectedLate));
 
   // 18:00: the link is back, duplicating and reordering PUBLISH packets both ways.
