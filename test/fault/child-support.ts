@@ -19,14 +19,17 @@ export type CrashPoint =
   /** The agent applied (committed) commands; their `ack` is not published. */
   | 'agent:commands-applied';
 
-/** IPC from the test: arm a crash point (the next pass kills the process), or disarm all. */
-export type ChildOrder = { arm: CrashPoint } | { disarm: true };
+/**
+ * IPC from the test: arm a crash point (the next pass kills the process), disarm all, or move the
+ * shared clock to `clockOffsetMs` ahead of real time.
+ */
+export type ChildOrder = { arm: CrashPoint } | { disarm: true } | { clockOffsetMs: number };
 
 /**
  * The child's answer to an order, sent once the order took effect: the test knows which life of
  * the process is armed (an order sent to a process that is starting or dying may never arrive).
  */
-export type ChildReply = { armed: CrashPoint } | { disarmed: true };
+export type ChildReply = { armed: CrashPoint } | { disarmed: true } | { clockOffsetMs: number };
 
 /** One line of an agent's record of applied commands and snapshots (FAULT_APPLIED). */
 export interface AppliedLine {
@@ -62,9 +65,11 @@ export class CrashSwitch {
       if ('arm' in msg) {
         this.#armed.add(msg.arm);
         reply = { armed: msg.arm };
-      } else {
+      } else if ('disarm' in msg) {
         this.#armed.clear();
         reply = { disarmed: true };
+      } else {
+        return;
       }
       process.send?.(reply);
     });
@@ -78,13 +83,28 @@ export class CrashSwitch {
 
 /**
  * Every process of a run reads one clock: the run's start moved to a fixed calendar time, so that
- * dates (delivery day, route date, deadlines) never depend on when the suite runs.
+ * dates (delivery day, route date, deadlines) never depend on when the suite runs. The test may
+ * move it ahead (hours of a working day in a few seconds): the offset a life starts with comes in
+ * FAULT_CLOCK_OFFSET, later moves over IPC (`{ clockOffsetMs }`, answered once in effect).
  */
 export function sharedClock(env: NodeJS.ProcessEnv): { now(): number } {
   const epoch = Number(env.FAULT_CLOCK_EPOCH);
   const t0 = Number(env.FAULT_CLOCK_T0);
   if (!Number.isFinite(epoch) || !Number.isFinite(t0)) throw new Error('FAULT_CLOCK_EPOCH and FAULT_CLOCK_T0 are required');
-  return { now: () => epoch + (Date.now() - t0) };
+  let offset = Number(env.FAULT_CLOCK_OFFSET ?? 0);
+  process.on('message', (msg: ChildOrder) => {
+    if (!('clockOffsetMs' in msg)) return;
+    // The clock only moves ahead: a late order never takes it back.
+    offset = Math.max(offset, msg.clockOffsetMs);
+    const reply: ChildReply = { clockOffsetMs: msg.clockOffsetMs };
+    process.send?.(reply);
+  });
+  return { now: () => sharedClockAt(epoch, t0, offset) };
+}
+
+/** The shared clock's reading at real time `realNow` with `offsetMs` (what the children read). */
+export function sharedClockAt(epoch: number, t0: number, offsetMs: number, realNow = Date.now()): number {
+  return epoch + (realNow - t0) + offsetMs;
 }
 
 export function clockEnv(epoch: number, t0: number): Record<string, string> {

@@ -27,7 +27,8 @@ const STABLE_CHECKS = 3;
 
 const seconds = (name: string, fallback: number) => 1000 * Number(process.env[name] ?? fallback);
 
-async function settle(world: FaultWorld): Promise<void> {
+/** Until the run is quiescent (run-record.ts) STABLE_CHECKS times in a row. */
+export async function settle(world: FaultWorld): Promise<void> {
   let stable = 0;
   let reason: string | null = null;
   const deadline = Date.now() + QUIESCENCE_MS;

@@ -26,7 +26,7 @@ import { type PrivateMosquitto, startPrivateMosquitto } from '../helpers/private
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { makeTestPki } from '../helpers/test-ca.js';
 import { type TestReceiver, startReceiver } from '../helpers/test-receiver.js';
-import { clockEnv } from './child-support.js';
+import { clockEnv, sharedClockAt } from './child-support.js';
 import { type ChaosOdds, MqttChaos } from './mqtt-chaos.js';
 import { SupervisedChild } from './supervised-child.js';
 
@@ -35,7 +35,10 @@ export type BrokerKind = 'embedded' | 'mosquitto';
 /** Monday 2030-03-04, 10:00 in Moscow: the run's clock starts here. */
 export const CLOCK_EPOCH = Date.parse('2030-03-04T07:00:00Z');
 export const TODAY = '2030-03-04';
-export const KEYS = { shop: 'fault-shop-key', partner: 'fault-partner-key' } as const;
+export const KEYS = { shop: 'fault-shop-key', shopB: 'fault-shop-b-key', partner: 'fault-partner-key' } as const;
+/** The marketplaces of a run (one receiver for both) and the key each calls with. */
+export const MARKETPLACES = { 'shop-a': 'shop', 'shop-b': 'shopB' } as const;
+export type MarketplaceId = keyof typeof MARKETPLACES;
 const CLOUD_USER = 'cloud-1';
 
 /** Four small, two medium and two large cells on board 0; the lock number is the cell id. */
@@ -53,6 +56,8 @@ export interface WorldOptions {
   chaos: ChaosOdds;
   /** The receiver's answer to each notification call. */
   receiverBehaviour: () => number | 'hang';
+  /** Storage periods by marketplace (72 hours unless a run needs storage to end sooner). */
+  storagePeriodHours?: Partial<Record<MarketplaceId, number>>;
 }
 
 export interface LockerRig {
@@ -82,13 +87,21 @@ export interface FaultWorld {
   /** Date.now() when the world was made; crash times are relative to it. */
   readonly startedAt: number;
   children(): SupervisedChild[];
+  /** The run's clock now, as every process reads it. */
+  now(): number;
+  /**
+   * Moves every process's clock `ms` ahead (hours pass in an instant: what the cloud and the
+   * agents do about it then follows from their own timers). Resolves once every running process
+   * answered; one that is down starts its next life with the new offset.
+   */
+  advanceClock(ms: number): Promise<void>;
   close(opts: { keepDir: boolean }): Promise<void>;
 }
 
 const sha = (text: string) => hashMqttPassword(text);
 const lockerPassword = (id: number) => `locker-${id}-fault-secret`;
 
-function fleet(ids: number[], receiver: TestReceiver, caFile: string): FleetInput {
+function fleet(ids: number[], receiver: TestReceiver, caFile: string, storagePeriodHours: Partial<Record<MarketplaceId, number>>): FleetInput {
   const lockers = ids.map((id, i) => ({
     id,
     name: `Locker ${id}`,
@@ -100,16 +113,14 @@ function fleet(ids: number[], receiver: TestReceiver, caFile: string): FleetInpu
   }));
   return {
     lockers,
-    marketplaces: [
-      {
-        id: 'shop-a',
-        name: 'Shop A',
-        apiKeySha256: [sha(KEYS.shop)],
-        storagePeriodHours: 72,
-        receiver: { url: receiver.url, login: receiver.login, password: receiver.password, caFile, bodyForm: 'object' },
-      },
-    ],
-    partners: [{ id: 'courier-co', name: 'Courier Co', apiKeySha256: [sha(KEYS.partner)], marketplaces: ['shop-a'], lockers: ids }],
+    marketplaces: (Object.entries(MARKETPLACES) as [MarketplaceId, keyof typeof KEYS][]).map(([id, key]) => ({
+      id,
+      name: `Shop ${id.slice(-1).toUpperCase()}`,
+      apiKeySha256: [sha(KEYS[key])],
+      storagePeriodHours: storagePeriodHours[id] ?? 72,
+      receiver: { url: receiver.url, login: receiver.login, password: receiver.password, caFile, bodyForm: 'object' as const },
+    })),
+    partners: [{ id: 'courier-co', name: 'Courier Co', apiKeySha256: [sha(KEYS.partner)], marketplaces: Object.keys(MARKETPLACES), lockers: ids }],
     operators: [],
   };
 }
@@ -162,7 +173,7 @@ export async function openFaultWorld(opts: WorldOptions): Promise<FaultWorld> {
     cleanup.push(() => receiver.down());
     const ids = Array.from({ length: opts.lockers }, (_, i) => 101 + i);
     const fleetFile = join(dir, 'fleet.json');
-    writeFileSync(fleetFile, JSON.stringify(fleet(ids, receiver, pki.caFile)));
+    writeFileSync(fleetFile, JSON.stringify(fleet(ids, receiver, pki.caFile, opts.storagePeriodHours ?? {})));
 
     const cloudPassword = 'cloud-fault-secret';
     const broker = opts.broker === 'embedded' ? await embeddedBroker(tdb, cloudPassword) : await mosquittoBroker(ids, cloudPassword);
@@ -225,6 +236,8 @@ export async function openFaultWorld(opts: WorldOptions): Promise<FaultWorld> {
     }
     await Promise.all(lockers.map((l) => l.agent.start()));
 
+    let clockOffsetMs = 0;
+    const children = () => [cloud, ...lockers.map((l) => l.agent)];
     return {
       dir,
       tdb,
@@ -234,7 +247,12 @@ export async function openFaultWorld(opts: WorldOptions): Promise<FaultWorld> {
       broker,
       brokerKind: opts.broker,
       startedAt,
-      children: () => [cloud, ...lockers.map((l) => l.agent)],
+      children,
+      now: () => sharedClockAt(CLOCK_EPOCH, startedAt, clockOffsetMs),
+      async advanceClock(ms) {
+        clockOffsetMs += ms;
+        await Promise.all(children().map((c) => c.setClockOffset(clockOffsetMs)));
+      },
       async close({ keepDir }) {
         await undo();
         if (!keepDir) rmSync(dir, { recursive: true, force: true });

@@ -13,11 +13,12 @@
  */
 import type { Random } from '../../sim/src/random.js';
 import type { TestReceiver } from '../helpers/test-receiver.js';
-import { KEYS, TODAY, type FaultWorld, type LockerRig } from './fault-world.js';
+import { KEYS, MARKETPLACES, TODAY, type FaultWorld, type LockerRig, type MarketplaceId } from './fault-world.js';
 import { KioskClient } from './kiosk-client.js';
 
 export interface OrderModel {
   externalId: string;
+  marketplace: MarketplaceId;
   lockerId: number;
   barcodes: string[];
   /** Kept out of the random visits: a scenario of the run uses it. */
@@ -138,7 +139,7 @@ export class History {
   }
 
   /** smartorder/create until the cloud answers (an identical request is a replay). Returns the order, or null when refused. */
-  async createOrder(lockerId: number, parcels: number, scripted: boolean): Promise<OrderModel | null> {
+  async createOrder(lockerId: number, parcels: number, scripted: boolean, marketplace: MarketplaceId = 'shop-a'): Promise<OrderModel | null> {
     const externalId = `ord-${++this.#n}-${Math.floor(this.random() * 1e6)}`;
     const barcodes = Array.from({ length: parcels }, (_, i) => `${externalId}-P${i + 1}`);
     const body = {
@@ -155,11 +156,11 @@ export class History {
       },
       notification: { emails: ['client@example.ru'], phones: ['+79161234567'] },
     };
-    const a = await this.#definite('PUT', '/api/v4/auth/delivery/smartorder/create', body, 'shop');
+    const a = await this.#definite('PUT', '/api/v4/auth/delivery/smartorder/create', body, MARKETPLACES[marketplace]);
     const ok = a.status === 200;
     this.ops.push({ kind: 'create order', lockerId, outcome: ok ? 'ok' : `refused ${(a.body as { resultCode?: number } | null)?.resultCode ?? a.status}` });
     if (!ok) return null;
-    const order: OrderModel = { externalId, lockerId, barcodes, scripted, loaded: new Set(), pickedUp: false, cancelled: new Set(), extensions: { ok: 0, unknown: 0 } };
+    const order: OrderModel = { externalId, marketplace, lockerId, barcodes, scripted, loaded: new Set(), pickedUp: false, cancelled: new Set(), extensions: { ok: 0, unknown: 0 } };
     this.orders.set(externalId, order);
     return order;
   }
@@ -168,7 +169,7 @@ export class History {
   async cancel(order: OrderModel, barcode: string): Promise<Outcome> {
     let retried = false;
     for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
-      const a = await this.#call('PUT', '/api/v4/auth/delivery/order/place/cancel', { extId: order.externalId, barcode }, 'shop');
+      const a = await this.#call('PUT', '/api/v4/auth/delivery/order/place/cancel', { extId: order.externalId, barcode }, MARKETPLACES[order.marketplace]);
       if (a.kind === 'answer') {
         const code = (a.body as { resultCode?: number } | null)?.resultCode;
         const ok = a.status === 200 || (retried && code === 208);
@@ -186,7 +187,7 @@ export class History {
   /** order/extension: not idempotent, so an answer lost to a crash stays unknown. */
   async extend(order: OrderModel): Promise<void> {
     for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
-      const a = await this.#call('POST', '/api/v4/auth/delivery/order/extension', { extId: order.externalId }, 'shop');
+      const a = await this.#call('POST', '/api/v4/auth/delivery/order/extension', { extId: order.externalId }, MARKETPLACES[order.marketplace]);
       if (a.kind === 'down') {
         await sleep(500);
         continue;
@@ -313,7 +314,7 @@ export class History {
   // --- HTTP to the cloud ---------------------------------------------------------------------------
 
   /** Repeats an idempotent request until the cloud answers it. */
-  async #definite(method: string, path: string, body: unknown, key: 'shop' | 'partner'): Promise<{ status: number; body: unknown }> {
+  async #definite(method: string, path: string, body: unknown, key: keyof typeof KEYS): Promise<{ status: number; body: unknown }> {
     for (const deadline = Date.now() + GIVE_UP_MS; Date.now() < deadline; ) {
       const a = await this.#call(method, path, body, key);
       if (a.kind === 'answer') return a;
@@ -322,11 +323,10 @@ export class History {
     throw new Error(`the cloud did not answer ${path} for ${GIVE_UP_MS / 1000} s`);
   }
 
-  async #call(method: string, path: string, body: unknown, key: 'shop' | 'partner'): Promise<Answer> {
+  async #call(method: string, path: string, body: unknown, key: keyof typeof KEYS): Promise<Answer> {
     if (!this.world.cloud.up) return { kind: 'down' };
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (key === 'shop') headers['X-Service-Api-Key'] = KEYS.shop;
-    else headers['Partner-Api-Key'] = KEYS.partner;
+    headers[key === 'partner' ? 'Partner-Api-Key' : 'X-Service-Api-Key'] = KEYS[key];
     try {
       const res = await fetch(`${this.world.cloud.url}${path}`, { method, headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
       const text = await res.text();

@@ -34,6 +34,8 @@ export class SupervisedChild {
   #up = false;
   #stopping = false;
   #lives = 0;
+  /** How far the shared clock is ahead of real time; every life starts with it. */
+  #clockOffsetMs = 0;
   #deathWaiters: { point: CrashPoint; resolve: (c: CrashRecord) => void }[] = [];
   #upWaiters: (() => void)[] = [];
 
@@ -79,6 +81,16 @@ export class SupervisedChild {
   /** Disarms the life that is up now (a later life starts disarmed anyway). */
   async disarm(): Promise<void> {
     await this.#order({ disarm: true }, (r) => 'disarmed' in r);
+  }
+
+  /**
+   * Moves this child's shared clock to `offsetMs` ahead of real time: the life that is up now
+   * (resolves once it answered) and every later life. False when no life is up to answer (the next
+   * one starts with the offset).
+   */
+  setClockOffset(offsetMs: number): Promise<boolean> {
+    this.#clockOffsetMs = offsetMs;
+    return this.#order({ clockOffsetMs: offsetMs }, (r) => 'clockOffsetMs' in r && r.clockOffsetMs === offsetMs);
   }
 
   /** Resolves when a life dies at `point` (before it is started again). */
@@ -134,7 +146,7 @@ export class SupervisedChild {
     this.#lives++;
     const proc = spawn(process.execPath, ['--import', 'tsx', this.script, ...this.args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env, FAULT_LOG: this.logFile },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env, FAULT_LOG: this.logFile, FAULT_CLOCK_OFFSET: String(this.#clockOffsetMs) },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     this.#proc = proc;
