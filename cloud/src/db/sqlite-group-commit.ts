@@ -60,11 +60,19 @@ class GroupCommit {
       await this.#db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
         try {
-          // Members that arrive while this group runs join it, up to the bound.
-          while (this.#waiting.length > 0 && outcomes.length < MAX_MEMBERS) {
-            running = this.#waiting.shift()!;
-            outcomes.push(await runInSavepoint(conn, running));
-            running = undefined;
+          // Members that arrive while this group runs join it, up to the bound. Statements on
+          // SQLite finish synchronously, so a group's work is one chain of microtasks that no I/O
+          // interrupts: one turn of the event loop before the commit lets requests whose input
+          // is pending reach their transaction and join.
+          for (;;) {
+            while (this.#waiting.length > 0 && outcomes.length < MAX_MEMBERS) {
+              running = this.#waiting.shift()!;
+              outcomes.push(await runInSavepoint(conn, running));
+              running = undefined;
+            }
+            if (outcomes.length >= MAX_MEMBERS) break;
+            await new Promise((resolve) => setImmediate(resolve));
+            if (this.#waiting.length === 0) break;
           }
           await sql`commit`.execute(conn);
         } catch (err) {
