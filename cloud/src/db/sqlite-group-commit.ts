@@ -1,15 +1,19 @@
 /**
  * Group commit on SQLite. The one connection runs one transaction at a time, and each commit
  * writes every page it touched to the WAL: under load the commits cost more than the statements.
- * Transactions that wait for the connection while one runs therefore join it: each runs in a
+ * Transactions that arrive while one runs therefore join it: each runs in a
  * savepoint of the common `BEGIN IMMEDIATE`, one after the other (they never interleave, as
  * before), and the group commits once. Every caller is answered only after that commit:
  * - a member that throws is rolled back to its savepoint alone and gets its own error (after the
  *   commit of the others, so that what it does next sees their data);
  * - when the transaction itself fails (a savepoint cannot be rolled back, the commit fails),
  *   everything is rolled back and every member whose work was lost gets that error.
- * Alone, a transaction waits for nothing: it runs as soon as the connection is free.
+ * Alone, a transaction starts as soon as the connection is free; its commit waits one turn of the
+ * event loop. Requests reach their transactions while a group runs because their reads outside
+ * transactions go to a connection of their own (CloudDatabase.reads).
  */
+// From node:timers/promises: a test's fake timers replace the global setImmediate, not this one.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -71,7 +75,7 @@ class GroupCommit {
               running = undefined;
             }
             if (outcomes.length >= MAX_MEMBERS) break;
-            await new Promise((resolve) => setImmediate(resolve));
+            await nextTurn();
             if (this.#waiting.length === 0) break;
           }
           await sql`commit`.execute(conn);
