@@ -63,6 +63,23 @@ describe('SQLite group commit', () => {
     for (const name of ['a', 'b', 'd']) expect(seenAtAnswer.get(name)).toContain(name);
   });
 
+  it('reads committed data only through the reading connection, and every commit at once', async () => {
+    const gate = deferred();
+    const started = deferred();
+    const pending = lockerTransaction(tdb, [1], async (tx) => {
+      await insert(tx, 'a');
+      started.release();
+      await gate.promise;
+    });
+    await started.promise;
+    const names = async () => (await sql<{ name: string }>`select name from probe`.execute(tdb.reads)).rows.map((r) => r.name);
+    // The writer is held by the open transaction; the reading connection answers meanwhile.
+    expect(await names()).toEqual([]);
+    gate.release();
+    await pending;
+    expect(await names()).toEqual(['a']);
+  });
+
   it('fails every member whose work a lost transaction took, and runs the next transaction anew', async () => {
     const gate = deferred();
     const started = deferred();
