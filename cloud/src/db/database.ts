@@ -38,6 +38,13 @@ export interface DatabaseOptions {
 
 export interface CloudDatabase {
   readonly db: Kysely<Database>;
+  /**
+   * For reads outside transactions on hot paths, answered from committed data only. SQLite: a
+   * second connection (WAL readers do not wait for the writer), so requests read while a group of
+   * transactions holds the one writing connection, and reach their transaction in time to join
+   * it; an in-memory database has no second connection and reads through `db`. PostgreSQL: `db`.
+   */
+  readonly reads: Kysely<Database>;
   readonly engine: Engine;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -164,6 +171,13 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 
+/** The reading connection of a SQLite file (opened after the writer has set WAL mode). */
+function openSqliteReader(path: string): Kysely<Database> {
+  const sqlite = new BetterSqlite3(path, { readonly: true });
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
 /** One round trip to the database (health checks); throws when it cannot be reached. */
 export async function pingDatabase(cdb: CloudDatabase): Promise<void> {
   await sql`select 1`.execute(cdb.db);
@@ -187,14 +201,18 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
       await admin.destroy();
     }
   }
-  const db =
-    engine === 'postgres'
-      ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10)
-      : openSqlite(opts.sqlitePath ?? 'data/cloud.sqlite');
+  const sqlitePath = opts.sqlitePath ?? 'data/cloud.sqlite';
+  const db = engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10) : openSqlite(sqlitePath);
+  // Opened on first use: the file's tables exist once the migrations have run.
+  let reader: Kysely<Database> | undefined;
+  const reads = (): Kysely<Database> => (reader ??= engine === 'sqlite' && sqlitePath !== ':memory:' ? openSqliteReader(sqlitePath) : db);
 
   return {
     db,
     engine,
+    get reads() {
+      return reads();
+    },
     async migrate() {
       // With several schemas in one database (tests, installations side by side) Kysely must be
       // told which one holds its migration tables; the dialect's introspector reads only ours.
@@ -210,6 +228,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
       }
     },
     async close() {
+      if (reader && reader !== db) await reader.destroy();
       await db.destroy();
     },
   };

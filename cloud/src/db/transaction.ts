@@ -2,7 +2,8 @@
  * Transactions that serialise per locker. Everything that reads cells and then reserves them, or
  * appends to a locker's command stream, runs inside `lockerTransaction`, so two requests (or two
  * cloud processes) never both see a cell as free:
- * - SQLite: `BEGIN IMMEDIATE` takes the database write lock before the first read;
+ * - SQLite: `BEGIN IMMEDIATE` takes the database write lock before the first read (transactions
+ *   waiting for the connection share one, each in a savepoint: sqlite-group-commit.ts);
  * - PostgreSQL: `SELECT ... FOR UPDATE` on the lockers' rows, in id order (no deadlocks).
  *
  * Inside the callback use only the `tx` handle: on SQLite the single connection is held by the
@@ -11,6 +12,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { CloudDatabase } from './database.js';
 import type { Database } from './schema.js';
+import { inGroupCommit } from './sqlite-group-commit.js';
 
 /** What repositories take: the database (`cdb.db`) outside a transaction, the transaction's `tx` inside one. */
 export type Tx = Kysely<Database>;
@@ -29,17 +31,16 @@ export async function lockerTransaction<T>(
       return fn(tx);
     });
   }
-  return cdb.db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    try {
-      const result = await fn(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (err) {
-      await sql`rollback`.execute(conn);
-      throw err;
-    }
-  });
+  return inGroupCommit(cdb.db, fn);
+}
+
+/**
+ * Writes that need no transaction of their own (each statement is atomic, or a lost row is only a
+ * record): on SQLite they join the group commit instead of committing alone, which costs a WAL
+ * write each; on PostgreSQL they run as they are, without a BEGIN and COMMIT round trip.
+ */
+export function sharingCommit<T>(cdb: CloudDatabase, fn: (db: Tx) => Promise<T>): Promise<T> {
+  return cdb.engine === 'sqlite' ? inGroupCommit(cdb.db, fn) : fn(cdb.db);
 }
 
 /**

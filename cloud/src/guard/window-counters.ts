@@ -12,6 +12,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
+import { sharingCommit } from '../db/transaction.js';
 import { countHits, pruneCounters, windowHitId, type WindowHit } from '../repositories/guard.js';
 
 export interface WindowCount {
@@ -79,7 +80,7 @@ export class WindowCounters {
       }),
     );
     try {
-      const totals = await countHits(this.cdb.db, [...rows.values()]);
+      const totals = await sharingCommit(this.cdb, (db) => countHits(db, [...rows.values()]));
       batch.forEach((q, i) =>
         q.resolve(
           q.windows.map((w, j) => {

@@ -37,7 +37,7 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
   const key = headerValue(header);
   if (!key) throw unauthorized();
   const hash = hashApiKey(key);
-  const row = await findApiKey(cdb.db, hash);
+  const row = await findApiKey(cdb.reads, hash);
   if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')) || row.ownerKind !== kind) {
     throw unauthorized();
   }
@@ -47,7 +47,7 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
 /** The calling marketplace; 401 with 1 (unknown key), 10 (inactive) or 11 (organization inactive). */
 export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Marketplace> {
   const id = await ownerOf(cdb, 'marketplace', header);
-  const marketplace = await findMarketplace(cdb.db, id);
+  const marketplace = await findMarketplace(cdb.reads, id);
   if (!marketplace) throw unauthorized();
   if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
   if (!marketplace.organizationActive) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');

@@ -3,10 +3,12 @@
  * console): operation, time, result code (0 on success) and the request id of the log line. Hooks
  * of the marketplace route group: the answer's code is read as it is sent, the row written once
  * the answer is out, so a call is recorded whatever its outcome (a refused create of an unknown
- * order names no order and is not). A failure to record is logged, never answered.
+ * order names no order and is not). A failure to record is logged, never answered. On SQLite the
+ * row shares the commit of the transactions waiting at the time (sharingCommit).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../services.js';
+import { sharingCommit } from '../db/transaction.js';
 import { insertOrderApiCall } from '../repositories/operator-views.js';
 import { findOrder } from '../repositories/orders.js';
 import { marketplaceOf } from './plugins/authentication.js';
@@ -53,15 +55,17 @@ export function recordOrderApiCalls(app: FastifyInstance, deps: Pick<ServiceDeps
     if (!call) return;
     try {
       const marketplace = marketplaceOf(req);
-      const order = await findOrder(deps.cdb.db, marketplace.id, call.externalId);
-      if (!order) return;
-      await insertOrderApiCall(deps.cdb.db, {
-        orderId: order.id,
-        marketplaceId: marketplace.id,
-        operation: call.operation,
-        at: deps.clock.now(),
-        resultCode: req.answeredCode,
-        requestId: String(req.id),
+      await sharingCommit(deps.cdb, async (db) => {
+        const order = await findOrder(db, marketplace.id, call.externalId);
+        if (!order) return;
+        await insertOrderApiCall(db, {
+          orderId: order.id,
+          marketplaceId: marketplace.id,
+          operation: call.operation,
+          at: deps.clock.now(),
+          resultCode: req.answeredCode,
+          requestId: String(req.id),
+        });
       });
     } catch (err) {
       req.log.error({ err, operation: call.operation }, 'recording an order API call failed');

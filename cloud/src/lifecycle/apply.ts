@@ -142,7 +142,7 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
   });
   if (rule.effects.includes('rememberRevocation')) await rememberRevocation(tx, order, upsertCseq!, at);
   if (rule.effects.includes('forgetRevocation') && from === OrderState.ReturnInitiated) await forgetRevocation(tx, order.id);
-  await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) });
+  await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) }, !req.before);
   const commandLockers = [order.locker_id, ...(req.commands ?? []).map((c) => c.lockerId)];
   return { rule, order, parcels, upsertCseq: upsertCseq!, notifications, commandLockers };
 }

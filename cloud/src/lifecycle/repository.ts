@@ -79,10 +79,16 @@ export async function revocationCseq(tx: Tx, order: OrderRow): Promise<number> {
   return cseq;
 }
 
-/** Appends one applied transition to the order's record (after the order row is written and locked). */
-export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 'seq'>): Promise<void> {
-  const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
-  const seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
+/**
+ * Appends one applied transition to the order's record (after the order row is written and locked).
+ * `created`: the transition inserted the order, so it is the first of its record (no lookup).
+ */
+export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 'seq'>, created: boolean): Promise<void> {
+  let seq = 1;
+  if (!created) {
+    const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
+    seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
+  }
   await tx.insertInto('order_transitions').values({ ...row, seq }).execute();
 }
 

@@ -38,14 +38,33 @@ export function localDate(instant: number, zone: string): string {
   return DateTime.fromMillis(instant, { zone }).toISODate()!;
 }
 
+/**
+ * The bounds of local days, kept by zone and date: luxon computes a zone's offset through
+ * Intl.DateTimeFormat, some 6 % of the CPU of an order's creation (every reservation's expiry is the
+ * end of its delivery date). Pure for a given tz database; cleared when full.
+ */
+const dayBounds = new Map<string, number>();
+const MAX_DAY_BOUNDS = 10_000;
+
+function dayBound(date: string, zone: string, edge: 'startOf' | 'endOf'): number {
+  const key = `${edge} ${zone} ${date}`;
+  let bound = dayBounds.get(key);
+  if (bound === undefined) {
+    bound = day(date, zone)[edge]('day').toMillis();
+    if (dayBounds.size >= MAX_DAY_BOUNDS) dayBounds.clear();
+    dayBounds.set(key, bound);
+  }
+  return bound;
+}
+
 /** First millisecond of a local date. */
 export function startOfLocalDay(date: string, zone: string): number {
-  return day(date, zone).startOf('day').toMillis();
+  return dayBound(date, zone, 'startOf');
 }
 
 /** Last millisecond of a local date (23:59:59.999 locker time, whatever the day's length). */
 export function endOfLocalDay(date: string, zone: string): number {
-  return day(date, zone).endOf('day').toMillis();
+  return dayBound(date, zone, 'endOf');
 }
 
 /** ISO 8601 with the locker's offset, to the second (milliseconds cut), e.g. 2024-05-01T14:00:00+03:00. */

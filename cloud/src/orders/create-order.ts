@@ -50,10 +50,11 @@ export async function createOrder(
 ): Promise<ReservationResult | OrderAck> {
   const { cdb, clock, random, config } = deps;
   const hash = requestHash(mode, req);
-  const earlier = await findOrder(cdb.db, marketplace.id, req.externalId);
+  // Committed data, read beside the transactions under way (cdb.reads); the transaction reads again.
+  const earlier = await findOrder(cdb.reads, marketplace.id, req.externalId);
   if (earlier) return replayAnswer(earlier, hash) as ReservationResult | OrderAck;
 
-  const locker = await lockerForOrders(cdb.db, req.postamatId, marketplace);
+  const locker = await lockerForOrders(cdb.reads, req.postamatId, marketplace);
   const now = clock.now();
   checkDeliveryDate(req.dateDelivery, locker, now);
 
