@@ -73,6 +73,8 @@ export interface ChainRig {
   rawMqttRoundTrip(): Promise<number>;
   /** One bare HTTPS POST to the receiver over a kept-alive connection. */
   rawHttpsRoundTrip(): Promise<number>;
+  /** The same on a new connection (TCP and TLS handshakes): a receiver whose keep-alive lapsed. */
+  rawHttpsColdRoundTrip(): Promise<number>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -262,6 +264,13 @@ export async function startChainRig(opts: ChainOptions, cleanups: Cleanup[]): Pr
   cleanups.push(() => https.destroy());
   const auth = `Basic ${Buffer.from(`${receiver.login}:${receiver.password}`).toString('base64')}`;
 
+  const post = async (dispatcher: Agent): Promise<number> => {
+    const t0 = performance.now();
+    const r = await request(`${receiver.url}/order-status`, { method: 'POST', dispatcher, headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' });
+    await r.body.dump();
+    return performance.now() - t0;
+  };
+
   const pollMs = agentConfigSchema.shape.doors.parse(undefined).pollMs;
   let n = 0;
   return {
@@ -300,11 +309,14 @@ export async function startChainRig(opts: ChainOptions, cleanups: Cleanup[]): Pr
         answered = () => resolve(performance.now() - t0);
         cloudSide.publish(topics.down(String(spareId)), 'ping', { qos: 1 });
       }),
-    async rawHttpsRoundTrip() {
-      const t0 = performance.now();
-      const r = await request(`${receiver.url}/order-status`, { method: 'POST', dispatcher: https, headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' });
-      await r.body.dump();
-      return performance.now() - t0;
+    rawHttpsRoundTrip: () => post(https),
+    async rawHttpsColdRoundTrip() {
+      const fresh = new Agent({ connect: { ca: pki.caPem } });
+      try {
+        return await post(fresh);
+      } finally {
+        await fresh.destroy();
+      }
     },
   };
 }
