@@ -1,7 +1,7 @@
 /**
  * The whole chain from a door closing to the marketplace holding the order-status notification,
  * with the real parts: the hardware simulator (four KR-CU48 boards on one bus, over TCP) and the
- * locker's agent (startLockerRig), the broker (the cloud's embedded one, or Mosquitto at
+ * locker's agent (startLockerRig) in a process of their own (bench/door-chain-locker.ts), the broker (the cloud's embedded one, or Mosquitto at
  * MQTT_URL), the cloud (startCloud with its standard parts: the locker link applying the event,
  * the notification dispatcher) on SQLite or PostgreSQL, and the HTTPS receiver answering at once.
  * With `crossProcess` (PostgreSQL) one cloud applies the locker's facts and has no dispatcher, a
@@ -11,7 +11,10 @@
  * order, the simulated door closed at a random point of the poll cycle; timestamps are taken
  * through the link's observation hooks on both ends and at the receiver.
  */
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { randomInt } from 'node:crypto';
 import { pino } from 'pino';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -24,10 +27,6 @@ import type { FleetInput } from '../cloud/src/fleet/fleet-schema.js';
 import { readFleetFile } from '../cloud/src/fleet/provision.js';
 import { loadCloudSettings, type CloudSettings } from '../cloud/src/settings.js';
 import type { LockerLinkHooks } from '../cloud/src/sync/hooks.js';
-import { agentConfigSchema } from '../agent/src/config.js';
-import type { DoorChange } from '../agent/src/locker/doors.js';
-import type { LinkHooks } from '../agent/src/sync/index.js';
-import { startLockerRig, type LockerRig } from '../demo/fleet-runner.js';
 import { disableNagle } from '../shared/src/mqtt-nodelay.js';
 import { topics } from '../shared/src/topics.js';
 import { orderBody } from '../test/cloud/helpers/fleet-fixtures.js';
@@ -35,6 +34,7 @@ import { openTestDatabase } from '../test/helpers/cloud-db.js';
 import { makeTestPki } from '../test/helpers/test-ca.js';
 import { startReceiver, type TestReceiver } from '../test/helpers/test-receiver.js';
 import { tomorrowInMoscow, writeFleet } from './bench-fleet.js';
+import type { FromLocker, LockerSpec, ToLocker } from './door-chain-locker.js';
 import type { Cleanup } from './link-rig.js';
 
 export const BOARDS = 4;
@@ -42,6 +42,7 @@ const LOCKS = 48;
 const SHOP_KEY = 'door-bench-shop-key';
 const CLOUD_MQTT = { username: 'cloud', password: 'door-bench-cloud-secret' };
 const logger = pino({ level: 'silent' });
+const here = dirname(fileURLToPath(import.meta.url));
 
 export interface ChainOptions {
   engine: Engine;
@@ -51,7 +52,7 @@ export interface ChainOptions {
   crossProcess?: boolean;
 }
 
-/** performance.now() at each point of one door close's way (ms). */
+/** Epoch ms (sub-millisecond) at each point of one door close's way, from both processes. */
 export interface ChainSample {
   closed: number;
   /** The agent's transaction recording the close (and the parcel.loaded event) committed. */
@@ -77,7 +78,8 @@ export interface ChainRig {
   rawHttpsColdRoundTrip(): Promise<number>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Epoch ms at sub-millisecond resolution, comparable with the locker process's. */
+const now = () => performance.timeOrigin + performance.now();
 
 /**
  * When a stream first reached each number (a dseq): the hooks call `reached`, a sample asks
@@ -89,7 +91,7 @@ class Reached {
   readonly #waiters: { n: number; resolve: (at: number) => void }[] = [];
   reached(n: number): void {
     if (n <= this.#upTo) return;
-    const at = performance.now();
+    const at = now();
     for (let i = this.#upTo + 1; i <= n; i++) this.#at.set(i, at);
     this.#upTo = n;
     for (const w of this.#waiters.filter((x) => x.n <= n)) {
@@ -102,6 +104,41 @@ class Reached {
     if (at !== undefined) return Promise.resolve(at);
     return new Promise((resolve) => this.#waiters.push({ n, resolve }));
   }
+}
+
+interface LockerProcess {
+  sample(externalId: string, barcode: string): Promise<{ closed: number; committed: number; published: number; dseq: number }>;
+}
+
+/** Forks the locker (simulator and agent) and waits until it is up; one sample at a time. */
+async function startLocker(spec: LockerSpec, cleanups: Cleanup[]): Promise<LockerProcess> {
+  const child = fork(join(here, 'door-chain-locker.ts'), [JSON.stringify(spec)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanups.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send({ type: 'stop' } satisfies ToLocker);
+    await exited;
+  });
+  const next = (): Promise<FromLocker> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`door bench: the locker process exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m: FromLocker) => {
+        child.off('exit', onExit);
+        if (m.type === 'error') reject(new Error(`door bench locker: ${m.message}`));
+        else resolve(m);
+      });
+    });
+  await next();
+  return {
+    async sample(externalId, barcode) {
+      const answer = next();
+      child.send({ type: 'sample', externalId, barcode } satisfies ToLocker);
+      const m = await answer;
+      if (m.type !== 'sample') throw new Error(`door bench: unexpected ${m.type} from the locker`);
+      return m;
+    },
+  };
 }
 
 function chainFleet(lockerId: number, lockerPassword: string, receiver: TestReceiver, caFile: string): FleetInput {
@@ -195,55 +232,19 @@ export async function startChainRig(opts: ChainOptions, cleanups: Cleanup[]): Pr
     brokerUrl = opts.mqttUrl ?? linkCloud.brokerUrl!;
   }
 
-  const published = new Reached();
-  /** Orders (by external id) the agent has applied, with a waiter when one is awaited. */
-  const intents = new Map<string, () => void>();
-  const intentApplied = (externalId: string): Promise<void> => new Promise((resolve) => intents.set(externalId, resolve));
-  const agentHooks: LinkHooks = {
-    beforePublish(m) {
-      if (m.type === 'events') published.reached(Math.max(...m.items.map((e) => e.dseq)));
-    },
-    afterApply(command) {
-      if (command.type === 'order.upsert') intents.get(command.order.externalId)?.();
-    },
-  };
   const fleet = await readFleetFile(fleetFile.file);
-  const rig: LockerRig = await startLockerRig({
-    locker: fleet.lockers.find((l) => l.id === lockerId)!,
-    mqtt: { url: brokerUrl, password },
-    dataDir: fleetFile.dir,
-    screenPort: 0,
-    simPort: null,
-    logger,
-    agentDeps: { link: { hooks: agentHooks } },
-  });
-  cleanups.push(() => rig.stop());
-  const { agent } = rig;
-  const doors = agent.locker.doors;
-  const doorChange = (cellId: number, closed: boolean): Promise<number> =>
-    new Promise((resolve) => {
-      const on = (c: DoorChange): void => {
-        if (c.cellId !== cellId || c.closed !== closed) return;
-        doors.off('change', on);
-        resolve(performance.now());
-      };
-      doors.on('change', on);
-    });
+  const locker = await startLocker({ locker: fleet.lockers.find((l) => l.id === lockerId)!, brokerUrl, password, dataDir: fleetFile.dir }, cleanups);
   const held = (barcode: string): Promise<number> =>
     new Promise((resolve) => {
       let at = 0;
       void receiver
         .waitFor(() => {
           const got = receiver.delivered.some((c) => c.path === '/order-status' && (c.body as { barcode?: string }).barcode === barcode);
-          if (got && at === 0) at = performance.now();
+          if (got && at === 0) at = now();
           return got;
         })
         .then(() => resolve(at));
     });
-
-  // Ready: connected, layout applied, every door read once.
-  const ready = (): boolean => agent.link?.connected === true && agent.store.cells.all().length === BOARDS * LOCKS && agent.store.cells.all().every((c) => c.door === 'closed');
-  for (const end = Date.now() + 30_000; !ready(); await sleep(20)) if (Date.now() > end) throw new Error('door bench: the agent did not come up');
 
   // The raw MQTT baseline: a spare locker's topic echoed back up by a client of that locker.
   const connect = async (clientId: string, username: string, pw: string): Promise<MqttClient> => {
@@ -271,37 +272,22 @@ export async function startChainRig(opts: ChainOptions, cleanups: Cleanup[]): Pr
     return performance.now() - t0;
   };
 
-  const pollMs = agentConfigSchema.shape.doors.parse(undefined).pollMs;
   let n = 0;
   return {
     async sample() {
       const externalId = `D${lockerId}-${++n}`;
       const barcode = `${externalId}-P1`;
-      const intent = intentApplied(externalId);
       const res = await fetch(`${linkCloud.url}/api/v4/auth/delivery/smartorder/create`, {
         method: 'PUT',
         headers: { 'Content-Type': 'application/json', 'X-Service-Api-Key': SHOP_KEY },
         body: JSON.stringify(orderBody(externalId, { postamatId: lockerId, dateDelivery: tomorrowInMoscow() })),
       });
       if (res.status !== 200) throw new Error(`door bench: order ${externalId}: ${res.status} ${await res.text()}`);
-      await intent;
-      intents.delete(externalId);
-      const [match] = agent.store.orders.findByBarcode(barcode);
-      const cell = agent.store.cells.get(match!.parcel.cellId!)!;
-      const opened = doorChange(cell.id, false);
-      const outcome = await agent.locker.ops.openForLoad(cell, { orderId: match!.order.intent.orderId, barcode, grantId: `g-${externalId}` });
-      if (!outcome.ok) throw new Error(`door bench: cell ${cell.id} did not open (${outcome.reason})`);
-      await opened;
-      // The close falls anywhere in the poll cycle.
-      await sleep(Math.random() * (pollMs + 20));
-      const committed = doorChange(cell.id, true);
       const heldAt = held(barcode);
-      const closed = performance.now();
-      rig.sim.closeDoor(rig.lockOf(cell.id));
-      const committedAt = await committed;
-      const dseq = agent.store.outbox.lastDseq();
-      const [publishedAt, receivedAt, appliedAt, heldAtMs] = await Promise.all([published.when(dseq), received.when(dseq), applied.when(dseq), heldAt]);
-      return { closed, committed: committedAt, published: publishedAt, received: receivedAt, applied: appliedAt, held: heldAtMs };
+      const at = await locker.sample(externalId, barcode);
+      const dseq = at.dseq;
+      const [receivedAt, appliedAt, heldAtMs] = await Promise.all([received.when(dseq), applied.when(dseq), heldAt]);
+      return { closed: at.closed, committed: at.committed, published: at.published, received: receivedAt, applied: appliedAt, held: heldAtMs };
     },
     rawMqttRoundTrip: () =>
       new Promise<number>((resolve) => {
