@@ -52,7 +52,7 @@ async function measureCase(c: Case, samples: number, wireMs: number, log: (l: st
     const mqtt: number[] = [];
     const https: number[] = [];
     const cold: number[] = [];
-    for (let i = 0; i < Math.max(20, samples); i++) {
+    for (let i = 0; i < Math.max(16, samples); i++) {
       mqtt.push(await rig.rawMqttRoundTrip());
       https.push(await rig.rawHttpsRoundTrip());
       if (i < 10) cold.push(await rig.rawHttpsColdRoundTrip());
@@ -87,7 +87,7 @@ async function measureCase(c: Case, samples: number, wireMs: number, log: (l: st
 export const scenario: Scenario = {
   title: 'door to marketplace latency',
   async run({ quick, log }) {
-    const n = quick ? 20 : 150;
+    const n = quick ? 16 : 150;
     const out: Figure[] = [];
     const pollMs = agentConfigSchema.shape.doors.parse(undefined).pollMs;
     // 8N1: 10 bits a byte; a CU48 status read is 6 bytes out and 12 back.
