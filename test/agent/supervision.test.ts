@@ -52,6 +52,27 @@ describe('door and board supervision', () => {
     expect(eventsOfType(h, 'door.alarm')[1]).toEqual({ type: 'door.alarm', cellId: 1, kind: 'closed' });
   });
 
+  it('on four boards, the same lock number on different boards is a different door', async () => {
+    h = await startHarness({ boards: 4 });
+    h.send(
+      { type: 'locker.config', config: lockerConfig([1, 2, 3, 4].map((id) => cell(id, 5, 'S', { board: id - 1 }))) },
+      { type: 'courier.grant', grant: grant('g1', '111111', NOON + 6 * HOUR) },
+      { type: 'order.upsert', order: order('o1', [parcel('B1', { cellId: 4 })]) },
+    );
+    await waitFor(() => h.agent.store.cells.all().every((c) => c.door === 'closed'), 'the first door reading');
+    h.sim.openDoor(simCell(5, 2));
+    await waitFor(() => eventsOfType(h, 'door.alarm').length > 0, 'the alarm');
+    expect(eventsOfType(h, 'door.alarm')).toEqual([{ type: 'door.alarm', cellId: 3, kind: 'opened_unexpectedly' }]);
+    await signInCourier(h, '111111');
+    expect((await h.post('/api/scan', { barcode: 'B1' })).view).toMatchObject({ screen: 'load_open', cellId: 4 });
+    await waitFor(() => h.agent.store.cells.get(4)?.door === 'open', 'the load door seen open');
+    h.sim.closeDoor(simCell(5, 3));
+    await waitFor(() => eventsOfType(h, 'parcel.loaded').length > 0, 'the load');
+    expect(eventsOfType(h, 'parcel.loaded')).toEqual([{ type: 'parcel.loaded', orderId: 'o1', barcode: 'B1', cellId: 4, grantId: 'g1' }]);
+    expect(h.agent.store.cells.all().map((c) => c.door)).toEqual(['closed', 'closed', 'open', 'closed']);
+    expect(eventsOfType(h, 'door.alarm')).toHaveLength(1);
+  });
+
   it('a board that stops answering is reported once, its cells are skipped, and its return is reported', async () => {
     h = await startHarness({ boards: 2 });
     h.send(

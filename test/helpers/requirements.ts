@@ -17,6 +17,11 @@ export function chromiumPath(): string | undefined {
   return candidates.find((p): p is string => !!p && existsSync(p));
 }
 
+/** The machine's Mosquitto for suites and benchmarks that run against it too (MQTT_URL), if set. */
+export function externalBrokerUrl(): string | undefined {
+  return process.env.MQTT_URL || undefined;
+}
+
 function missingReason(req: Requirement): string | undefined {
   switch (req) {
     case 'postgres':

@@ -104,11 +104,17 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
   apply(reading: DoorReading): void {
     const seenBoards = new Set<string>();
     const changes: DoorChange[] = [];
+    // One read of every cell per round, and a transaction only for a door that may change
+    // something: a round reads every lock of every board (192 on four CU48s) every `pollMs`, and a
+    // statement plus a transaction per door kept the event loop busy for milliseconds each round,
+    // delaying the very close it had just seen (and the link's publish of it).
+    const cells = new Map(this.store.cells.all().map((c) => [`${c.bus}/${c.board}/${c.lock}`, c]));
     for (const { address, closed } of reading.doors) {
       seenBoards.add(`${address.bus}/${address.board}`);
-      const cell = this.store.cells.byAddress(address.bus, address.board, address.lock);
+      const cell = cells.get(`${address.bus}/${address.board}/${address.lock}`);
       if (!cell) continue;
       if ((this.confirmedOpenAt.get(cell.id) ?? 0) > reading.seq) continue;
+      if (closed && cell.door === 'closed') continue; // judge() would record nothing
       const change = this.store.tx(() => this.judge(cell, closed));
       if (change) changes.push(change);
     }

@@ -317,11 +317,11 @@ export class LockerLink {
     }
     if (result.gapAt !== null) this.#log.info({ lockerId, gapAt: result.gapAt, ackedDseq: result.ackedDseq }, 'event gap; waiting for the resend');
     this.#deps.hooks?.afterEvents?.(lockerId, result);
+    // The dispatcher starts on what the events recorded before the ack's read of the hello's
+    // connection: a marketplace waits on this path, the agent's ack does not.
+    if (result.applied > 0) this.#deps.signals.notificationsRecorded();
     this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: result.ackedDseq, conn: await this.#helloConn(lockerId) });
-    if (result.applied > 0) {
-      this.#deps.signals.notificationsRecorded();
-      this.#deps.signals.commandsRecorded([lockerId, ...result.commandsFor]);
-    }
+    if (result.applied > 0) this.#deps.signals.commandsRecorded([lockerId, ...result.commandsFor]);
   }
 
   /** The connection whose hello was answered last: an ack names it, so the agent knows its hello arrived. */
