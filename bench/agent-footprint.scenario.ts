@@ -110,15 +110,16 @@ async function measureBare(): Promise<Sample> {
   }
 }
 
-function agentConfig(dir: string, sim: SimulatorHandle): string {
-  const path = join(dir, 'agent.json');
+/** A config with a store of its own, so that every run starts from the same empty store. */
+function agentConfig(dir: string, sim: SimulatorHandle, run: string): string {
+  const path = join(dir, `agent-${run}.json`);
   writeFileSync(
     path,
     JSON.stringify({
       lockerId: '1',
       buses: [sim.busConfig('main', 'tcp')],
       scanner: sim.scannerConfig('tcp'),
-      dbPath: join(dir, 'agent.sqlite'),
+      dbPath: join(dir, `agent-${run}.sqlite`),
       screen: { host: '127.0.0.1', port: 0, defaultLanguage: 'en' },
     }),
   );
@@ -138,26 +139,34 @@ type Variant = 'bare' | 'shipped' | 'bundle' | 'tsx';
 export async function runFootprint(opts: ScenarioOptions): Promise<Record<Variant, Sample | null> & { shippedArgs: string[] }> {
   const rounds = opts.quick ? 1 : 3;
   const scans = opts.quick ? 100 : 300;
-  if (!existsSync(BUNDLE)) {
-    opts.log('agent footprint: building the agent bundle (npm run build:agent)');
-    const built = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/build-agent.ts')], { cwd: ROOT, stdio: 'inherit' });
-    if (built.status !== 0) opts.log('agent footprint: the build failed; measuring tsx only');
-  }
+  // Built afresh, so that the bundle measured is the one of the sources beside it.
+  opts.log('agent footprint: building the agent bundle (npm run build:agent)');
+  const built = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/build-agent.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) opts.log('agent footprint: the build failed; measuring tsx only');
+  const haveBundle = built.status === 0 && existsSync(BUNDLE);
   const sim = await startSimulator({ buses: [{ name: 'main', family: 'kerong-cu48', boards: 1 }], scanner: { suffix: 'crlf' } });
   const dir = mkdtempSync(join(tmpdir(), 'agent-footprint-'));
   try {
-    const config = agentConfig(dir, sim);
     const snapshot = snapshotFile(dir);
-    const agentArgs = ['--config', config, '--snapshot', snapshot];
     const shippedArgs = shippedAgentArgs(ROOT);
+    const commands: Array<[Exclude<Variant, 'bare'>, string[]]> = [
+      ...(haveBundle
+        ? ([
+            ['shipped', shippedArgs],
+            ['bundle', [BUNDLE]],
+          ] as Array<[Exclude<Variant, 'bare'>, string[]]>)
+        : []),
+      ['tsx', ['--import', 'tsx', join(ROOT, 'agent/src/main.ts')]],
+    ];
     const variants: Record<Variant, Sample[]> = { bare: [], shipped: [], bundle: [], tsx: [] };
     for (let r = 0; r < rounds; r++) {
       variants.bare.push(await measureBare());
-      if (existsSync(BUNDLE)) {
-        variants.shipped.push(await measureAgent([...shippedArgs, ...agentArgs], sim, scans));
-        variants.bundle.push(await measureAgent([BUNDLE, ...agentArgs], sim, scans));
+      // The agents take turns in a rotated order, so that none always runs first after the bare one.
+      for (let i = 0; i < commands.length; i++) {
+        const [variant, command] = commands[(i + r) % commands.length]!;
+        const config = agentConfig(dir, sim, `${variant}-${r}`);
+        variants[variant].push(await measureAgent([...command, '--config', config, '--snapshot', snapshot], sim, scans));
       }
-      variants.tsx.push(await measureAgent(['--import', 'tsx', join(ROOT, 'agent/src/main.ts'), ...agentArgs], sim, scans));
       opts.log(`agent footprint: round ${r + 1} of ${rounds}`);
     }
     const pick = (xs: Sample[]): Sample | null =>
