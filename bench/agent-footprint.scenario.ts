@@ -149,15 +149,8 @@ export async function runFootprint(opts: ScenarioOptions): Promise<Record<Varian
   try {
     const snapshot = snapshotFile(dir);
     const shippedArgs = shippedAgentArgs(ROOT);
-    const commands: Array<[Exclude<Variant, 'bare'>, string[]]> = [
-      ...(haveBundle
-        ? ([
-            ['shipped', shippedArgs],
-            ['bundle', [BUNDLE]],
-          ] as Array<[Exclude<Variant, 'bare'>, string[]]>)
-        : []),
-      ['tsx', ['--import', 'tsx', join(ROOT, 'agent/src/main.ts')]],
-    ];
+    const commands: Array<[Exclude<Variant, 'bare'>, string[]]> = [['tsx', ['--import', 'tsx', join(ROOT, 'agent/src/main.ts')]]];
+    if (haveBundle) commands.unshift(['shipped', shippedArgs], ['bundle', [BUNDLE]]);
     const variants: Record<Variant, Sample[]> = { bare: [], shipped: [], bundle: [], tsx: [] };
     for (let r = 0; r < rounds; r++) {
       variants.bare.push(await measureBare());
