@@ -1,27 +1,34 @@
 /**
- * `npm run build:agent`: the agent as one ES module for locker controllers, dist/agent/main.js
+ * `npm run build:agent`: the agent as ES modules for locker controllers, dist/agent/main.js
  * (run with `node dist/agent/main.js`), so that a controller neither compiles TypeScript at
- * start (tsx) nor loads hundreds of module files. The native modules (better-sqlite3, serialport)
- * stay outside the bundle and come from node_modules; the screen's static page is copied beside it.
+ * start (tsx) nor loads hundreds of module files. Everything the agent loads at start is in
+ * main.js; what it imports only on a condition (the OpenTelemetry SDK, when tracing is on) is
+ * split into a chunk beside it, so an agent without tracing never parses it. The native modules
+ * (better-sqlite3, serialport) stay outside and come from node_modules; the screen's static page
+ * is copied beside the bundle. `--outdir DIR` builds elsewhere (tests).
  */
 import { cpSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'agent');
+const outdirArg = process.argv.indexOf('--outdir');
+const out = outdirArg >= 0 ? resolve(process.argv[outdirArg + 1] ?? '') : join(root, 'dist', 'agent');
 
 rmSync(out, { recursive: true, force: true });
 await build({
-  entryPoints: [join(root, 'agent/src/main.ts')],
-  outfile: join(out, 'main.js'),
+  entryPoints: { main: join(root, 'agent/src/main.ts') },
+  outdir: out,
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
+  splitting: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   external: ['better-sqlite3', 'serialport'],
-  // The CommonJS packages inside the bundle call require() for Node's own modules.
+  // The CommonJS packages inside the bundle call require() for Node's own modules (one per chunk).
   banner: { js: "import { createRequire as __agentRequire } from 'node:module'; const require = __agentRequire(import.meta.url);" },
   sourcemap: 'linked',
   legalComments: 'none',
@@ -30,4 +37,4 @@ await build({
 });
 // The screen serves its page from beside the module (agent/src/screen/server.ts: ./public).
 cpSync(join(root, 'agent/src/screen/public'), join(out, 'public'), { recursive: true });
-process.stdout.write(`built ${join('dist', 'agent', 'main.js')}\n`);
+process.stdout.write(`built ${join(out, 'main.js')}\n`);

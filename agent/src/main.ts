@@ -8,7 +8,7 @@ import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { onStopSignals } from '../../shared/src/stop-signals.js';
 import { AGENT_TRACER } from '../../shared/src/tracing.js';
-import { startTracing } from '../../shared/src/tracing-sdk.js';
+import { startTracingWhenConfigured } from '../../shared/src/tracing-start.js';
 import { startAgent } from './agent.js';
 import { ConfigError, loadAgentSettings, readJsonFile, type AgentSettings } from './config.js';
 
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const tracing = startTracing(AGENT_TRACER, process.env);
+  const tracing = await startTracingWhenConfigured(AGENT_TRACER, process.env);
   const logger = pino(loggerOptions('agent', settings.logLevel));
   const agent = await startAgent(settings.config, { logger, snapshot });
   process.stdout.write(`screen: ${agent.screenUrl}\n`);

@@ -48,5 +48,6 @@ USER node
 EXPOSE 8080
 # SIGTERM: the agent says offline on the link, finishes the operation under way and closes its store.
 STOPSIGNAL SIGTERM
-# The bundle: no TypeScript compiled at start (docs/agent.md, "The built agent").
-CMD ["node", "dist/agent/main.js"]
+# The bundle: no TypeScript compiled at start (docs/agent.md, "The built agent"); the heap sized
+# for a controller as in deploy/systemd/locker-agent.service (docs/agent.md, "Memory").
+CMD ["node", "--max-semi-space-size=1", "--max-old-space-size=128", "dist/agent/main.js"]

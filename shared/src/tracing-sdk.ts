@@ -11,6 +11,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { tracesUrl } from './tracing-env.js';
 
 export interface Tracing {
   /** Flushes the spans still buffered and stops exporting. */
@@ -20,18 +21,11 @@ export interface Tracing {
 /** Starts tracing for `serviceName` if the environment names an OTLP endpoint; null otherwise. */
 export function startTracing(serviceName: string, env: Readonly<Record<string, string | undefined>>): Tracing | null {
   const url = tracesUrl(env);
-  if (url === null || env.OTEL_SDK_DISABLED === 'true') return null;
+  if (url === null) return null;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
   });
   provider.register();
   return { shutdown: () => provider.shutdown() };
-}
-
-/** The traces URL as the OTel specification derives it: the signal's own variable as is, else the base plus `/v1/traces`. */
-function tracesUrl(env: Readonly<Record<string, string | undefined>>): string | null {
-  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT) return null;
-  return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
 }

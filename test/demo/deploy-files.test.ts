@@ -17,6 +17,7 @@ import { MQTT_ENV } from '../../cloud/src/sync/mqtt-settings.js';
 import { AgentVitals } from '../../agent/src/vitals/vitals.js';
 import { createCloudMetrics } from '../../cloud/src/metrics/cloud-metrics.js';
 import { requires } from '../helpers/requirements.js';
+import { shippedAgentArgs } from '../../scripts/shipped-agent-command.js';
 
 const deploy = (...p: string[]): string => join('deploy', ...p);
 const AGENT_EXAMPLE = deploy('agent', 'agent.example.json');
@@ -39,16 +40,19 @@ describe('deployment files', () => {
   it("the systemd unit and the Dockerfiles start entry points that exist, as one node process", () => {
     // The agent runs built (npm run build:agent writes dist/agent/main.js from agent/src/main.ts).
     const unit = readFileSync(deploy('systemd', 'locker-agent.service'), 'utf8');
-    expect(/^ExecStart=\/usr\/bin\/node (\S+)$/m.exec(unit)?.[1]).toBe('dist/agent/main.js');
+    const shipped = shippedAgentArgs('.');
+    expect(/^ExecStart=\/usr\/bin\/node .*$/m.test(unit)).toBe(true);
+    // Node's own flags, then the bundle; the Dockerfile starts the same command.
+    expect(shipped.at(-1)).toBe('dist/agent/main.js');
+    expect(shipped.slice(0, -1).every((arg) => arg.startsWith('--'))).toBe(true);
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['build:agent']).toBe('tsx scripts/build-agent.ts');
     const build = readFileSync('scripts/build-agent.ts', 'utf8');
-    expect(build).toContain("'agent/src/main.ts'");
     expect(build).toContain("join(root, 'dist', 'agent')");
-    expect(build).toContain("join(out, 'main.js')");
+    expect(build).toContain("main: join(root, 'agent/src/main.ts')");
     for (const [file, cmd, entry] of [
       ['cloud.Dockerfile', '["node", "--import", "tsx", "cloud/src/main.ts"]', 'cloud/src/main.ts'],
-      ['agent.Dockerfile', '["node", "dist/agent/main.js"]', 'agent/src/main.ts'],
+      ['agent.Dockerfile', JSON.stringify(['node', ...shipped]).replaceAll(',', ', '), 'agent/src/main.ts'],
     ] as const) {
       const text = readFileSync(deploy('docker', file), 'utf8');
       expect(text).toContain(`CMD ${cmd}`);

@@ -134,6 +134,11 @@ export function openSqlite(path: string): Sqlite {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // better-sqlite3 builds SQLite with a 16 MB page cache per connection; a locker's store (a few
+  // thousand rows, read by index) is served as well by SQLite's own default of 2 MiB, and the cache
+  // would otherwise grow into the controller's memory as the file does. No memory-mapped I/O
+  // (mmap_size stays 0): mapped pages would count against the controller as well.
+  db.pragma('cache_size = -2048');
   useIncrementalVacuum(db, path);
   migrate(db);
   return db;

@@ -5,13 +5,15 @@
  * that went out). Fed by the buses (answer times, unanswered requests), the outbox (door faults
  * as the door supervision records them), the scanner, and read from the store and the link.
  */
-import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventBody, HealthReport } from '../../../shared/src/protocol.js';
 import type { BusObserver } from '../hw/index.js';
+// Imported, not read from disk by a relative path: the bundle (scripts/build-agent.ts) sits at
+// another depth than this file, and embeds the manifest instead.
+import manifest from '../../../package.json' with { type: 'json' };
 
 /** The agent's software version: the platform's package version. */
-export const AGENT_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+export const AGENT_VERSION: string = manifest.version;
 
 /** Answer times kept per interval for the report's percentiles (the newest win beyond it). */
 const MAX_SAMPLES = 2048;
