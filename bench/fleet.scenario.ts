@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { freePort } from '../test/helpers/free-port.js';
 import { startPrivateMosquitto, type PrivateMosquitto } from '../test/helpers/private-mosquitto.js';
 import { BENCH_KEYS, benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from './bench-fleet.js';
+import { agentLinkTiming } from './fleet-load/agent-timing.js';
 import { CloudProcess } from './fleet-load/cloud-process.js';
 import { GeneratorPool } from './fleet-load/generator-pool.js';
 import type { FleetStats } from './fleet-load/light-fleet.js';
@@ -28,8 +29,8 @@ const IN_FLIGHT = 16;
 const CLOUD_USER = { username: 'cloud-1', password: 'fleet-bench-secret' };
 /** Bound of every wait: far above what a run takes, only so that a stuck run ends with a note. */
 const WAIT_MS = 600_000;
-/** The agent's own defaults (agent/src/config.ts), so that the storm is the fleet's real one. */
-const LOCKER_TIMING = { keepaliveSec: 30, reconnectMinMs: 1_000, reconnectMaxMs: 60_000, resendAfterMs: 20_000, connectTimeoutMs: 10_000 };
+/** The agent's own timing, so that the connect and the storm are the fleet's real ones. */
+const LOCKER_TIMING = agentLinkTiming();
 
 type BrokerKind = 'embedded' | 'mosquitto';
 
