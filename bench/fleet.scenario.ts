@@ -10,26 +10,28 @@
  *   broker process; embedded: the cloud process that holds it), until every locker is back with
  *   its pending order applied, counted at the lockers (each once), with the cloud's peak CPU.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/helpers/free-port.js';
 import { startPrivateMosquitto, type PrivateMosquitto } from '../test/helpers/private-mosquitto.js';
 import { BENCH_KEYS, benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from './bench-fleet.js';
+import { agentLinkTiming } from './fleet-load/agent-timing.js';
 import { CloudProcess } from './fleet-load/cloud-process.js';
 import { GeneratorPool } from './fleet-load/generator-pool.js';
 import type { FleetStats } from './fleet-load/light-fleet.js';
 import type { Figure, Scenario, ScenarioOptions } from './scenario.js';
 
 const SIZES = [100, 500, 1_000, 2_000, 5_000];
-const QUICK_SIZES = [100, 500];
+/** Quick: two small fleets per broker, about 90 s in all (each storm waits out the hello resend or the back-off). */
+const QUICK_SIZES = [50, 200];
 const CELLS = 12;
 const IN_FLIGHT = 16;
 const CLOUD_USER = { username: 'cloud-1', password: 'fleet-bench-secret' };
 /** Bound of every wait: far above what a run takes, only so that a stuck run ends with a note. */
 const WAIT_MS = 600_000;
-/** The agent's own defaults (agent/src/config.ts), so that the storm is the fleet's real one. */
-const LOCKER_TIMING = { keepaliveSec: 30, reconnectMinMs: 1_000, reconnectMaxMs: 60_000, resendAfterMs: 20_000, connectTimeoutMs: 10_000 };
+/** The agent's own timing, so that the connect and the storm are the fleet's real ones. */
+const LOCKER_TIMING = agentLinkTiming();
 
 type BrokerKind = 'embedded' | 'mosquitto';
 
@@ -37,6 +39,9 @@ export interface FleetRun {
   broker: BrokerKind;
   lockers: number;
   onlineSeconds: number;
+  /** Connection attempts until all were online, and how many of them timed out without a CONNACK. */
+  onlineAttempts: number;
+  onlineTimeouts: number;
   idleRssMiB: number;
   rssDeltaMiB: number;
   kibPerLocker: number;
@@ -112,7 +117,21 @@ async function createOrders(cloud: CloudProcess, ids: readonly number[], prefix:
 const seconds = (since: number): number => (Date.now() - since) / 1000;
 const MiB = 1024 * 1024;
 
+/** Sockets besides the lockers' that a process of the run holds (files, the cloud's own link, HTTP). */
+const FD_MARGIN = 512;
+
+/**
+ * The soft limit on open files of this process, which the cloud, Mosquitto and the generators
+ * inherit: each of them holds up to one socket per locker. Node cannot raise it; `ulimit -n` can.
+ */
+function openFilesLimit(): number {
+  const line = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+  return line === undefined || line === 'unlimited' ? Infinity : Number(line);
+}
+
 export async function runFleet(broker: BrokerKind, n: number, log: (line: string) => void): Promise<FleetRun> {
+  const limit = openFilesLimit();
+  if (limit < n + FD_MARGIN) throw new Error(`open files limited to ${limit}, below ${n + FD_MARGIN} for ${n} sockets: raise it with ulimit -n`);
   const dir = mkdtempSync(join(tmpdir(), 'fleet-scenario-'));
   const ids = Array.from({ length: n }, (_, i) => i + 1);
   const fleetFile = writeFleet(benchFleet(ids, CELLS));
@@ -147,6 +166,7 @@ export async function runFleet(broker: BrokerKind, n: number, log: (line: string
     );
     await until('lockers online', () => (cloud.view().online === n ? true : null));
     const onlineSeconds = seconds(t0);
+    const connected = await pool.stats();
     // Each locker first applies its layout (locker.config) from the hello's replay.
     await until('layouts applied', () => (cloud.view().caughtUp === n ? true : null));
     const rss = cloud.rssBytes();
@@ -196,6 +216,8 @@ export async function runFleet(broker: BrokerKind, n: number, log: (line: string
       broker,
       lockers: n,
       onlineSeconds,
+      onlineAttempts: connected.attempts,
+      onlineTimeouts: connected.timeouts,
       idleRssMiB: idleRss / MiB,
       rssDeltaMiB: (rss - idleRss) / MiB,
       kibPerLocker: (rss - idleRss) / 1024 / n,
@@ -230,7 +252,9 @@ function figures(runs: readonly FleetRun[]): Figure[] {
         return { name: `${name}, ${label}`, value: round(value), unit, ...b, ...(b.baseline ? { ratio: round(value / baseValue) } : {}), ...extra };
       };
       out.push(
-        per('time to all online', r.onlineSeconds, base.onlineSeconds, 's'),
+        per('time to all online', r.onlineSeconds, base.onlineSeconds, 's', {
+          note: `${r.onlineAttempts} connection attempts, ${r.onlineTimeouts} without a CONNACK within the agent's connect timeout`,
+        }),
         per('cloud RSS per locker', r.kibPerLocker, base.kibPerLocker, 'KiB', { note: `RSS ${round(r.idleRssMiB)} MiB idle, +${round(r.rssDeltaMiB)} MiB online` }),
         per('cloud CPU per locker coming online', r.cpuMsPerLocker, base.cpuMsPerLocker, 'ms'),
         per('burst: one order per locker, all acked', r.burstSeconds, base.burstSeconds, 's', {
@@ -253,11 +277,11 @@ const round = (x: number): number => Math.round(x * 100) / 100;
 
 /** The table of how cost grows with the fleet. */
 export function formatRuns(runs: readonly FleetRun[]): string {
-  const head = '| broker | N | online s | RSS idle MiB | RSS delta MiB | KiB/locker | CPU ms/locker | burst s (HTTP s) | storm s | storm peak CPU | once | generator CPU s |';
+  const head = '| broker | N | online s (attempts, timeouts) | RSS idle MiB | RSS delta MiB | KiB/locker | CPU ms/locker | burst s (HTTP s) | storm s | storm peak CPU | once | generator CPU s |';
   const rule = '|---|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = runs.map(
     (r) =>
-      `| ${r.broker} | ${r.lockers} | ${r.onlineSeconds.toFixed(1)} | ${r.idleRssMiB.toFixed(0)} | ${r.rssDeltaMiB.toFixed(1)} | ${r.kibPerLocker.toFixed(1)} | ${r.cpuMsPerLocker.toFixed(2)} | ${r.burstSeconds.toFixed(1)} (${r.burstHttpSeconds.toFixed(1)}) | ${r.stormSeconds.toFixed(1)} | ${Math.round(r.stormPeakCpu * 100)} % | ${r.burstOnce && r.stormOnce ? 'yes' : 'NO'} | ${r.generatorCpuSeconds.toFixed(1)} |`,
+      `| ${r.broker} | ${r.lockers} | ${r.onlineSeconds.toFixed(1)} (${r.onlineAttempts}, ${r.onlineTimeouts}) | ${r.idleRssMiB.toFixed(0)} | ${r.rssDeltaMiB.toFixed(1)} | ${r.kibPerLocker.toFixed(1)} | ${r.cpuMsPerLocker.toFixed(2)} | ${r.burstSeconds.toFixed(1)} (${r.burstHttpSeconds.toFixed(1)}) | ${r.stormSeconds.toFixed(1)} | ${Math.round(r.stormPeakCpu * 100)} % | ${r.burstOnce && r.stormOnce ? 'yes' : 'NO'} | ${r.generatorCpuSeconds.toFixed(1)} |`,
   );
   return [head, rule, ...rows].join('\n');
 }

@@ -30,7 +30,6 @@ export interface FleetStats extends LockerCounters {
   unackedEvents: number;
 }
 
-export const DEFAULT_FLEET_TIMING = { keepaliveSec: 60, reconnectMinMs: 1_000, reconnectMaxMs: 60_000, resendAfterMs: 20_000, connectTimeoutMs: 10_000 };
 
 export class LightFleet {
   readonly lockers: LightLocker[];

@@ -31,6 +31,8 @@ export interface LockerCounters {
   attempts: number;
   /** Connections that reached hello. */
   connects: number;
+  /** Attempts given up without a CONNACK within the connect timeout. */
+  timeouts: number;
   /** CONNACK refusals and refused subscriptions. */
   refused: number;
   /** Commands applied (each cseq once). */
@@ -51,7 +53,7 @@ interface HeldOrder {
   intent: OrderIntent;
 }
 
-export const newCounters = (): LockerCounters => ({ attempts: 0, connects: 0, refused: 0, applied: 0, duplicates: 0, gaps: 0, snapshots: 0, dropped: 0, eventsAcked: 0 });
+export const newCounters = (): LockerCounters => ({ attempts: 0, connects: 0, timeouts: 0, refused: 0, applied: 0, duplicates: 0, gaps: 0, snapshots: 0, dropped: 0, eventsAcked: 0 });
 
 export class LightLocker {
   readonly id: string;
@@ -147,7 +149,10 @@ export class LightLocker {
     const wire = this.#wire;
     if (!wire) return;
     if (this.#connectingSince !== undefined) {
-      if (now - this.#connectingSince > this.#opts.connectTimeoutMs) wire.destroy();
+      if (now - this.#connectingSince > this.#opts.connectTimeoutMs) {
+        this.counters.timeouts++;
+        wire.destroy();
+      }
       return;
     }
     if (now - wire.lastHeardAt > this.#opts.keepaliveSec * 1500) {

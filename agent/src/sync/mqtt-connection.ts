@@ -34,7 +34,8 @@ export interface ConnectionHandlers {
   onLost(): void;
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
+/** A CONNECT without CONNACK this long is given up and tried again after the back-off. */
+export const CONNECT_TIMEOUT_MS = 10_000;
 /** How long stop() waits for the broker to take the farewell message. */
 const FAREWELL_MS = 2_000;
 const SUBACK_REFUSED = 128;

@@ -3,7 +3,9 @@
  * Authentication and authorization live in its hooks:
  * - a locker connects with clientId == username == its locker id and a password whose SHA-256
  *   hex is `lockers.mqtt_password_hash`; the clientId rule is what stops a locker from taking
- *   over another locker's session (aedes drops the older connection of a clientId);
+ *   over another locker's session (aedes drops the older connection of a clientId); the hashes
+ *   are checked from a copy in memory (./locker-credentials.ts), so a CONNECT is answered at once
+ *   and never waits behind the database work of the lockers already connected;
  * - the cloud connects with its own username and password, clientId `<username>` or
  *   `<username>-<anything>` (one per cloud process);
  * - topics per ./acl.ts; a retained flag survives only on presence, so no command is ever retained.
@@ -14,9 +16,8 @@ import { Aedes, type AedesPublishPacket, type Client, type PublishPacket, type S
 import type { Logger } from 'pino';
 import type { CloudDatabase } from '../db/database.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
-import { mqttPasswordMatches } from './mqtt-password.js';
+import { LockerCredentials } from './locker-credentials.js';
 import { indexedMemoryPersistence } from './retained-index.js';
-import { mqttPasswordHash } from '../repositories/lockers.js';
 
 export interface EmbeddedBrokerOptions {
   db: CloudDatabase;
@@ -28,6 +29,8 @@ export interface EmbeddedBrokerOptions {
   /** Name of the setting that holds the port, quoted in the start-up error when it is taken. */
   portSetting?: string;
   cloud: { username: string; password: string };
+  /** How long the copy of the lockers' password hashes admits without being read again (ms). */
+  credentialsMaxAgeMs?: number;
 }
 
 /** CONNACK return codes of MQTT 3.1.1. */
@@ -37,6 +40,14 @@ const BAD_USERNAME_OR_PASSWORD = 4;
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
 
+/**
+ * Connections the kernel holds for accept() (capped by net.core.somaxconn). Node's default of
+ * 511 overflows when a fleet reconnects at once: the kernel drops the handshake, the locker's
+ * SYN is retried after 1, 3, 7 s..., and its 10 s connect timeout passes before the broker
+ * ever sees it.
+ */
+const LISTEN_BACKLOG = 8_192;
+
 type AuthError = Error & { returnCode: number };
 function authError(returnCode: number, message: string): AuthError {
   return Object.assign(new Error(message), { returnCode });
@@ -45,6 +56,7 @@ function authError(returnCode: number, message: string): AuthError {
 export class EmbeddedBroker {
   readonly #opts: EmbeddedBrokerOptions;
   readonly #identities = new WeakMap<Client, BrokerIdentity>();
+  readonly #credentials: LockerCredentials;
   #aedes: Aedes | undefined;
   #server: Server | undefined;
   #port: number | undefined;
@@ -52,6 +64,7 @@ export class EmbeddedBroker {
 
   constructor(opts: EmbeddedBrokerOptions) {
     this.#opts = opts;
+    this.#credentials = new LockerCredentials(opts.db, { maxAgeMs: opts.credentialsMaxAgeMs });
   }
 
   /** The bound port (after start). */
@@ -80,21 +93,30 @@ export class EmbeddedBroker {
     if (LOCKER_ID.test(this.#opts.cloud.username)) {
       throw new Error('the cloud MQTT username must not look like a locker id');
     }
+    await this.#credentials.refresh();
     const aedes = await Aedes.createBroker({
       persistence: indexedMemoryPersistence(),
       authenticate: (client, username, password, done) => {
-        this.#authenticate(client, username, password).then(
-          (identity) => {
-            this.#identities.set(client, identity);
-            done(null, true);
-          },
-          (err: unknown) => {
-            const returnCode = (err as Partial<AuthError>).returnCode ?? SERVER_UNAVAILABLE;
-            if (returnCode === SERVER_UNAVAILABLE) this.#opts.logger.error({ err }, 'mqtt authentication failed');
-            else this.#opts.logger.warn({ clientId: client.id, username, reason: (err as Error).message }, 'mqtt connection refused');
-            done(authError(returnCode, (err as Error).message), false);
-          },
-        );
+        const admitted = (identity: BrokerIdentity): void => {
+          this.#identities.set(client, identity);
+          done(null, true);
+        };
+        const refused = (err: unknown): void => {
+          const returnCode = (err as Partial<AuthError>).returnCode ?? SERVER_UNAVAILABLE;
+          if (returnCode === SERVER_UNAVAILABLE) this.#opts.logger.error({ err }, 'mqtt authentication failed');
+          else this.#opts.logger.warn({ clientId: client.id, username, reason: (err as Error).message }, 'mqtt connection refused');
+          done(authError(returnCode, (err as Error).message), false);
+        };
+        // The common case, a known locker with its password, is answered in this turn.
+        let now: BrokerIdentity | undefined;
+        try {
+          now = this.#authenticateNow(client, username, password);
+        } catch (err) {
+          refused(err);
+          return;
+        }
+        if (now) admitted(now);
+        else this.#authenticate(client, username, password).then(admitted, refused);
       },
       authorizePublish: (client, packet, done) => done(this.#authorizePublish(client, packet)),
       authorizeSubscribe: (client, sub, done) => done(null, this.#authorizeSubscribe(client, sub)),
@@ -120,7 +142,7 @@ export class EmbeddedBroker {
       };
       server.once('error', onError);
       server.once('listening', onListening);
-      server.listen({ host, port });
+      server.listen({ host, port, backlog: LISTEN_BACKLOG });
     }).catch((err: unknown) => {
       this.#server = undefined;
       throw err;
@@ -150,7 +172,11 @@ export class EmbeddedBroker {
     if (aedes && !aedes.closed) await new Promise<void>((resolve) => aedes.close(() => resolve()));
   }
 
-  async #authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<BrokerIdentity> {
+  /**
+   * The checks that need no database: throws a refusal, returns the identity when the answer is
+   * known now, undefined when the locker's hash has to be read (#authenticate).
+   */
+  #authenticateNow(client: Client, username: string | undefined, password: Buffer | undefined): BrokerIdentity | undefined {
     if (!username || !password) throw authError(BAD_USERNAME_OR_PASSWORD, 'username and password required');
     const cloud = this.#opts.cloud;
     if (username === cloud.username) {
@@ -161,12 +187,16 @@ export class EmbeddedBroker {
       return { kind: 'cloud' };
     }
     if (!LOCKER_ID.test(username)) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
-    const hash = await mqttPasswordHash(this.#opts.db.db, Number(username));
-    if (!hash || !mqttPasswordMatches(password, hash)) {
-      throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
-    }
-    if (client.id !== username) throw authError(IDENTIFIER_REJECTED, 'locker client id must equal its username');
-    return { kind: 'locker', lockerId: username };
+    if (!this.#credentials.checkNow(Number(username), password)) return undefined;
+    return lockerIdentity(client, username);
+  }
+
+  async #authenticate(client: Client, username: string | undefined, password: Buffer | undefined): Promise<BrokerIdentity> {
+    const now = this.#authenticateNow(client, username, password);
+    if (now) return now;
+    // #authenticateNow returned undefined only for a locker id with a password.
+    if (!(await this.#credentials.check(Number(username), password!))) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');
+    return lockerIdentity(client, username!);
   }
 
   #authorizePublish(client: Client | null, packet: PublishPacket): Error | null {
@@ -194,6 +224,11 @@ export class EmbeddedBroker {
     if (packet.retain && !mayRetain(packet.topic)) return null;
     return packet;
   }
+}
+
+function lockerIdentity(client: Client, username: string): BrokerIdentity {
+  if (client.id !== username) throw authError(IDENTIFIER_REJECTED, 'locker client id must equal its username');
+  return { kind: 'locker', lockerId: username };
 }
 
 function sameSecret(given: Buffer, expected: string): boolean {

@@ -140,6 +140,12 @@ export async function mqttPasswordHash(db: Tx, lockerId: number): Promise<string
   return row?.mqtt_password_hash ?? null;
 }
 
+/** Every locker's MQTT password hash, by locker id (lockers without one are left out). */
+export async function lockerMqttPasswordHashes(db: Tx): Promise<Map<number, string>> {
+  const rows = await db.selectFrom('lockers').select(['id', 'mqtt_password_hash']).where('mqtt_password_hash', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.id, r.mqtt_password_hash!]));
+}
+
 /** Sets the MQTT password hash of a sandbox locker (the cloud that runs it made the password). */
 export async function setSandboxMqttPasswordHash(db: Tx, lockerId: number, hash: string): Promise<void> {
   await db.updateTable('lockers').set({ mqtt_password_hash: hash }).where('id', '=', lockerId).where('sandbox', '=', 1).execute();
