@@ -367,6 +367,9 @@ export class LightLocker {
     if (answersHello && !this.#positioned) {
       this.#positioned = true;
       this.#progressAt = Date.now();
+    } else if (!answersHello && !this.#positioned && this.#ready) {
+      // As the agent: an ack naming an earlier connection means the cloud has not had this hello.
+      this.#hello();
     }
     this.#sentUpTo = Math.max(this.#sentUpTo, this.#ackedDseq);
     this.#pump();

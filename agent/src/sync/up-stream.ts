@@ -79,6 +79,12 @@ export class UpStream {
     const after = this.store.ackedDseq();
     if (after > before || (answersHello && !this.#positioned)) this.#progressAt = this.clock.now();
     if (answersHello) this.#positioned = true;
+    else if (!this.#positioned && this.#connected) {
+      // The cloud speaks to this connection without having had its hello (it subscribed after the
+      // hello went out, and asks with an ack naming an earlier connection): say it again now.
+      this.#progressAt = this.clock.now();
+      this.greet();
+    }
     this.#sentUpTo = Math.max(this.#sentUpTo, after);
     this.pump();
   }

@@ -111,6 +111,12 @@ export async function lockersAwaitingCommands(db: Tx): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+/** Every locker's ack position and the connection whose hello the cloud answered last. */
+export async function lockerAckPositions(db: Tx): Promise<{ id: number; ackedDseq: number; helloConn: number }[]> {
+  const rows = await db.selectFrom('lockers').select(['id', 'acked_dseq', 'hello_conn']).orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, ackedDseq: r.acked_dseq, helloConn: r.hello_conn ?? 0 }));
+}
+
 /** The highest dseq of the locker's events the cloud applied; undefined: no such locker. */
 export async function ackedDseq(db: Tx, lockerId: number): Promise<number | undefined> {
   const row = await db.selectFrom('lockers').select('acked_dseq').where('id', '=', lockerId).executeTakeFirst();

@@ -37,6 +37,7 @@ import {
   deleteAppliedCommands,
   helloConn,
   linkPresence,
+  lockerAckPositions,
   lockersAwaitingCommands,
   saveHello,
   savePresence,
@@ -154,7 +155,10 @@ export class LockerLink {
       connectTimeoutMs: this.#opts.connectTimeoutMs,
       reconnectPeriodMs: this.#opts.reconnectPeriodMs,
       onMessage: (topic, payload, retained) => this.#onMessage(topic, payload, retained),
-      onReady: () => void this.pollOnce(),
+      onReady: () => {
+        void this.#askForLostHellos();
+        void this.pollOnce();
+      },
     });
     this.#offSignals = this.#deps.signals.onCommands((lockerId) => void this.#queue.run(lockerId, () => this.#push(lockerId)));
     await this.#mqtt.start();
@@ -209,6 +213,22 @@ export class LockerLink {
       await Promise.all(ids.map((id) => this.#queue.run(id, () => this.#push(id))));
     } catch (err) {
       this.#log.error({ err }, 'locker link poll failed');
+    }
+  }
+
+  /**
+   * After every (re)subscribe: an agent that connected while the cloud was not subscribed (the
+   * broker or the cloud restarting) said its hello into the void and would say it again only after
+   * its resend time. An ack naming the last connection the cloud answered tells such an agent its
+   * hello is missing, and it says it again at once; an agent whose hello was answered sees an ack it
+   * already had. One message per locker, whether or not it is connected now.
+   */
+  async #askForLostHellos(): Promise<void> {
+    try {
+      const positions = await lockerAckPositions(this.#deps.db.db);
+      for (const p of positions) this.#send(p.id, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: p.ackedDseq, conn: p.helloConn });
+    } catch (err) {
+      this.#log.error({ err }, 'asking the lockers for lost hellos failed');
     }
   }
 
