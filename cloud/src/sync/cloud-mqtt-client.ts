@@ -1,7 +1,8 @@
 /**
  * The cloud's MQTT connection for the locker link (mqtt.js, MQTT 3.1.1). Handlers are attached
  * before connecting; subscriptions are made again on every connect (clean session) and a refused
- * one is an error. Publishing happens only while connected and never waits for the broker:
+ * one is an error. Publishing happens only while connected (not only once every subscription is
+ * granted: an answer to what already arrived goes out at once) and never waits for the broker:
  * delivery rests on the command log and the agent's acks, not on mqtt.js's in-memory store.
  */
 import mqtt, { type MqttClient } from 'mqtt';
@@ -137,10 +138,14 @@ export class CloudMqttClient {
     }
   }
 
-  /** QoS 1, never retained; false when not connected (the command log keeps what was not sent). */
+  /**
+   * QoS 1, never retained; false when not connected (the command log keeps what was not sent).
+   * Connected is enough: a hello can arrive once the first subscription is granted, before the
+   * others are, and its answer must not wait for the resend.
+   */
   publish(topic: string, payload: string): boolean {
     const client = this.#client;
-    if (!client || !this.ready) return false;
+    if (!client?.connected) return false;
     client.publish(topic, payload, { qos: 1, retain: false }, (err) => {
       if (err) this.#opts.logger.warn({ err, topic }, 'locker link publish failed');
     });
