@@ -10,8 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION } from '../../shared/src/protocol.js';
 import { topics } from '../../shared/src/topics.js';
 import { connectClient } from '../broker/mqtt-client.js';
-import { CLOUD_MQTT, type LinkWorld, eventually, openLinkWorld } from '../link/link-world.js';
+import { type AgentRig, CLOUD_MQTT, type LinkWorld, eventually, openLinkWorld } from '../link/link-world.js';
 import { KioskClient } from './kiosk-client.js';
+
+/** Cuts the link; the next connection's hello is lost on the way. Returns that connection's counter. */
+async function reconnectLosingHello(rig: AgentRig, before: number): Promise<number> {
+  rig.drop = (m) => m.type === 'hello';
+  rig.proxy.cut();
+  await eventually(() => rig.agent.link!.connected && rig.agent.link!.conn > before && rig.dropped.some((m) => m.type === 'hello'), 'a reconnect whose hello is lost');
+  rig.drop = null;
+  return rig.agent.link!.conn;
+}
 
 describe('a hello the cloud never got', () => {
   let w: LinkWorld;
@@ -29,11 +38,7 @@ describe('a hello the cloud never got', () => {
     const { acked_dseq: ackedBefore } = await w.locker(id);
 
     // The next connection's hello is lost on the way.
-    rig.drop = (m) => m.type === 'hello';
-    rig.proxy.cut();
-    await eventually(() => rig.agent.link!.connected && rig.agent.link!.conn > before && rig.dropped.some((m) => m.type === 'hello'), 'a reconnect whose hello is lost');
-    const conn = rig.agent.link!.conn;
-    rig.drop = null;
+    const conn = await reconnectLosingHello(rig, before);
 
     // A fact recorded now waits: the cloud does not know this connection yet.
     expect((await new KioskClient(() => rig.agent.screenUrl, rig.sim).signIn(code)).ok).toBe(true);
@@ -58,11 +63,7 @@ describe('a hello the cloud never got', () => {
     const before = rig.agent.link!.conn;
     const { acked_dseq: ackedBefore } = await w.locker(id);
 
-    rig.drop = (m) => m.type === 'hello';
-    rig.proxy.cut();
-    await eventually(() => rig.agent.link!.connected && rig.agent.link!.conn > before && rig.dropped.some((m) => m.type === 'hello'), 'a reconnect whose hello is lost');
-    const conn = rig.agent.link!.conn;
-    rig.drop = null;
+    const conn = await reconnectLosingHello(rig, before);
     const barcode = await w.createOrder(id, `hello-late-${id}`);
 
     // An ack of the earlier connection comes late: the cloud has not had this connection's hello.
