@@ -46,3 +46,33 @@ export function writeFleet(fleet: FleetInput): { dir: string; file: string; remo
 export function tomorrowInMoscow(now = Date.now()): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + 86_400_000));
 }
+
+/**
+ * One one-parcel order for tomorrow on each locker through `smartorder/create`, `inFlight` at a
+ * time; externalId `<prefix><locker id>`, barcode `<externalId>-1`. Throws on any answer but 200.
+ */
+export async function createOrderPerLocker(baseUrl: string, ids: readonly number[], prefix: string, inFlight: number): Promise<void> {
+  const date = tomorrowInMoscow();
+  const queue = [...ids];
+  const worker = async (): Promise<void> => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const externalId = `${prefix}${id}`;
+      const res = await fetch(`${baseUrl}/api/v4/auth/delivery/smartorder/create`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'X-Service-Api-Key': BENCH_KEYS.shop },
+        body: JSON.stringify({
+          externalId,
+          number: externalId,
+          postamatId: id,
+          dateDelivery: date,
+          parcels: [{ barcode: `${externalId}-1`, dimension: { length: 300, width: 200, height: 60 } }],
+          clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
+          notification: { emails: [], phones: ['+79161234567'] },
+        }),
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`order ${externalId}: HTTP ${res.status} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+}

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/helpers/free-port.js';
 import { startPrivateMosquitto, type PrivateMosquitto } from '../test/helpers/private-mosquitto.js';
-import { BENCH_KEYS, benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from './bench-fleet.js';
+import { benchFleet, createOrderPerLocker, lockerPassword, writeFleet } from './bench-fleet.js';
 import { agentLinkTiming } from './fleet-load/agent-timing.js';
 import { CloudProcess } from './fleet-load/cloud-process.js';
 import { GeneratorPool } from './fleet-load/generator-pool.js';
@@ -88,31 +88,7 @@ function cpuSampler(cloud: CloudProcess): { stop(): number } {
   };
 }
 
-async function createOrders(cloud: CloudProcess, ids: readonly number[], prefix: string): Promise<void> {
-  const date = tomorrowInMoscow();
-  const queue = [...ids];
-  const worker = async (): Promise<void> => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      const externalId = `${prefix}${id}`;
-      const res = await fetch(`${cloud.url}/api/v4/auth/delivery/smartorder/create`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json', 'X-Service-Api-Key': BENCH_KEYS.shop },
-        body: JSON.stringify({
-          externalId,
-          number: externalId,
-          postamatId: id,
-          dateDelivery: date,
-          parcels: [{ barcode: `${externalId}-1`, dimension: { length: 300, width: 200, height: 60 } }],
-          clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
-          notification: { emails: [], phones: ['+79161234567'] },
-        }),
-      });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`order ${externalId}: HTTP ${res.status} ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-}
+const createOrders = (cloud: CloudProcess, ids: readonly number[], prefix: string): Promise<void> => createOrderPerLocker(cloud.url, ids, prefix, IN_FLIGHT);
 
 const seconds = (since: number): number => (Date.now() - since) / 1000;
 const MiB = 1024 * 1024;

@@ -12,7 +12,7 @@ import { startCloud, type RunningCloud } from '../../cloud/src/cloud.js';
 import { loadConfig } from '../../cloud/src/config.js';
 import { createLockerEventApplier } from '../../cloud/src/locker-events/apply-locker-event.js';
 import { MqttPart } from '../../cloud/src/sync/mqtt-part.js';
-import { BENCH_KEYS, benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from '../../bench/bench-fleet.js';
+import { benchFleet, createOrderPerLocker, lockerPassword, writeFleet } from '../../bench/bench-fleet.js';
 import { LightFleet, type FleetStats } from '../../bench/fleet-load/light-fleet.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/cloud-db.js';
 import { eventually } from '../helpers/eventually.js';
@@ -87,30 +87,7 @@ async function openWorld(broker: 'embedded' | 'mosquitto'): Promise<World> {
   };
 }
 
-async function createOrders(w: World, prefix: string): Promise<void> {
-  const date = tomorrowInMoscow();
-  const queue = [...IDS];
-  const worker = async (): Promise<void> => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      const externalId = `${prefix}${id}`;
-      const res = await fetch(`${w.cloud.url}/api/v4/auth/delivery/smartorder/create`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json', 'X-Service-Api-Key': BENCH_KEYS.shop },
-        body: JSON.stringify({
-          externalId,
-          number: externalId,
-          postamatId: id,
-          dateDelivery: date,
-          parcels: [{ barcode: `${externalId}-1`, dimension: { length: 300, width: 200, height: 60 } }],
-          clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
-          notification: { emails: [], phones: ['+79161234567'] },
-        }),
-      });
-      expect(res.status, await res.text()).toBe(200);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-}
+const createOrders = (w: World, prefix: string): Promise<void> => createOrderPerLocker(w.cloud.url, IDS, prefix, 8);
 
 /** Lockers the cloud sees online with a hello answered, and lockers that applied every command of theirs. */
 async function cloudView(tdb: TestDatabase): Promise<{ online: number; caughtUp: number }> {
