@@ -1,4 +1,5 @@
 /** Examples of the operator console's /operator views and actions (docs/console-api.md), with the example fleet's operator key. */
+import { doorLeftOpenAlert } from './operator.js';
 import type { OperationExamples } from './types.js';
 
 const ORDER_1001 = '00000000-0000-4000-8000-000000000003';
@@ -46,27 +47,7 @@ const order1001 = {
   stateChangedAt: '2030-03-04T09:00:00.000Z',
 };
 
-const alert3 = {
-  id: 3,
-  postamatId: 101,
-  dseq: 118,
-  kind: 'door.alarm',
-  severity: 'warning',
-  cellId: 5,
-  orderId: null,
-  detail: { kind: 'left_open' },
-  occurredAt: '2030-03-05T10:15:00.000Z',
-  receivedAt: '2030-03-05T10:15:01.000Z',
-  status: 'acknowledged',
-  dedupKey: 'door.alarm:101:5',
-  count: 1,
-  lastSeenAt: '2030-03-05T10:15:01.000Z',
-  acknowledgedAt: '2030-03-05T10:20:00.000Z',
-  acknowledgedBy: 'ops',
-  resolvedAt: null,
-  resolvedBy: null,
-  resolveReason: null,
-};
+const alert3 = { ...doorLeftOpenAlert, status: 'acknowledged', acknowledgedAt: '2030-03-05T10:20:00.000Z', acknowledgedBy: 'ops' };
 
 export const consoleExamples: Record<string, OperationExamples> = {
   getOperatorSession: {

@@ -1,6 +1,29 @@
 /** Examples of /operator (operator ops of the example fleet). */
 import type { OperationExamples } from './types.js';
 
+/** One door left open, as the alert list shows it while open; the console's examples show it acknowledged and resolved. */
+export const doorLeftOpenAlert = {
+  id: 3,
+  postamatId: 101,
+  dseq: 118,
+  kind: 'door.alarm',
+  severity: 'warning',
+  cellId: 5,
+  orderId: null,
+  detail: { kind: 'left_open' },
+  occurredAt: '2030-03-05T10:15:00.000Z',
+  receivedAt: '2030-03-05T10:15:01.000Z',
+  status: 'open',
+  dedupKey: 'door.alarm:101:5',
+  count: 1,
+  lastSeenAt: '2030-03-05T10:15:01.000Z',
+  acknowledgedAt: null,
+  acknowledgedBy: null,
+  resolvedAt: null,
+  resolvedBy: null,
+  resolveReason: null,
+};
+
 export const operatorExamples: Record<string, OperationExamples> = {
   setCellFlags: {
     success: 'The cell\'s flags now; a flagged cell is out of allocation at once, and the locker gets them as a cell.flags command',
@@ -123,27 +146,7 @@ export const operatorExamples: Record<string, OperationExamples> = {
         summary: 'A door left open',
         value: {
           alerts: [
-            {
-              id: 3,
-              postamatId: 101,
-              dseq: 118,
-              kind: 'door.alarm',
-              severity: 'warning',
-              cellId: 5,
-              orderId: null,
-              detail: { kind: 'left_open' },
-              occurredAt: '2030-03-05T10:15:00.000Z',
-              receivedAt: '2030-03-05T10:15:01.000Z',
-              status: 'open',
-              dedupKey: 'door.alarm:101:5',
-              count: 1,
-              lastSeenAt: '2030-03-05T10:15:01.000Z',
-              acknowledgedAt: null,
-              acknowledgedBy: null,
-              resolvedAt: null,
-              resolvedBy: null,
-              resolveReason: null,
-            },
+            doorLeftOpenAlert,
           ],
         },
       },
