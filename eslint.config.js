@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'artifacts/**', 'coverage/**', '**/public/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'data/**', 'artifacts/**', 'coverage/**', 'dist/**', '**/public/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
