@@ -151,7 +151,7 @@ export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise
         lockerId,
         body: { type: 'courier.revoke', grantId: `g-${clock.t}-${i}` },
       }));
-      const cseqs = await lockerTransaction(tdb, [lockerId], (tx) => recordChange(tx, { at: clock.now(), commands }));
+      const cseqs = await lockerTransaction(tdb, [lockerId], async (tx) => (await recordChange(tx, { at: clock.now(), commands })).cseqs);
       if (signal) signals.commandsRecorded([lockerId]);
       return cseqs;
     },

@@ -41,14 +41,44 @@ export interface CellOpening {
   accessible?: boolean;
 }
 
-export interface AllocationRequest {
+/** A cell's opening and whether it is accessible, without its id: what fits where. */
+export interface CellShape {
+  width: number;
+  height: number;
+  accessible?: boolean;
+}
+
+/**
+ * Free cells of one opening and accessibility, as the locker's occupancy view keeps them
+ * (lockers/locker-occupancy.ts): allocation then costs per class and parcel, not per cell.
+ */
+export interface CellClass {
+  width: number;
+  height: number;
+  accessible: boolean;
+  /** Ascending, without duplicates. */
+  ids: readonly number[];
+}
+
+interface AllocationBase {
   parcels: readonly ParcelToPlace[];
+  depth: number;
+  options?: Partial<AllocationOptions>;
+}
+
+/** The cells one by one. */
+export interface AllocationRequest extends AllocationBase {
   /** Cells that may be reserved now. Taken to be cells of the locker as well. */
   freeCells: readonly CellOpening[];
   /** Every cell of the locker available to the marketplace, whatever its state. */
   lockerCells: readonly CellOpening[];
-  depth: number;
-  options?: Partial<AllocationOptions>;
+}
+
+/** The cells in classes (the occupancy view's form). */
+export interface ClassAllocationRequest extends AllocationBase {
+  freeClasses: readonly CellClass[];
+  /** The shapes of the locker's cells available to the marketplace, whatever their state. */
+  lockerShapes: readonly CellShape[];
 }
 
 export interface Allocation {
@@ -88,8 +118,11 @@ export function sizeParcel(dimension: ParcelToPlace['dimension'], options: Alloc
 interface SizeClass {
   space: CellSpace;
   volume: number;
-  /** Ascending. */
-  cellIds: number[];
+  /** Free cells of this opening: the classes' ascending id lists (accessible or not), less `exclude`. */
+  sources: (readonly number[])[];
+  count: number;
+  /** The smallest free id: the tie-break between classes of equal volume. */
+  firstId: number;
 }
 
 /** Values by cell opening; a nested map, so no key strings are built per cell. */
@@ -111,24 +144,72 @@ class ByOpening<T> {
   }
 }
 
-/** Free cells grouped by opening, smallest volume first (then smallest id, so input order is irrelevant). */
-function sizeClasses(cells: readonly CellOpening[], depth: number): SizeClass[] {
-  const byOpening = new ByOpening<SizeClass>();
+/** Cells given one by one, grouped in classes (ids ascending, each once). */
+function classesOf(cells: readonly CellOpening[]): CellClass[] {
+  const byKey = new Map<string, CellClass & { ids: number[] }>();
   const seen = new Set<number>();
-  for (const { id, width, height } of cells) {
+  for (const { id, width, height, accessible } of cells) {
     if (seen.has(id)) continue;
     seen.add(id);
-    let sizeClass = byOpening.get(width, height);
-    if (!sizeClass) {
-      const space = { width, height, depth };
-      sizeClass = { space, volume: cellVolume(space), cellIds: [] };
-      byOpening.set(width, height, sizeClass);
-    }
-    sizeClass.cellIds.push(id);
+    const key = `${width}x${height}${accessible ? 'a' : ''}`;
+    let c = byKey.get(key);
+    if (!c) byKey.set(key, (c = { width, height, accessible: !!accessible, ids: [] }));
+    c.ids.push(id);
   }
-  const classes = byOpening.values();
-  for (const c of classes) c.cellIds.sort((a, b) => a - b);
-  return classes.sort((a, b) => a.volume - b.volume || a.cellIds[0]! - b.cellIds[0]!);
+  const classes = [...byKey.values()];
+  for (const c of classes) c.ids.sort((a, b) => a - b);
+  return classes;
+}
+
+/** The `k` smallest ids of ascending lists, skipping `exclude`: a merge that stops after k. */
+function smallestIds(sources: readonly (readonly number[])[], exclude: ReadonlySet<number>, k: number): number[] {
+  const at = sources.map(() => 0);
+  const out: number[] = [];
+  while (out.length < k) {
+    let best = -1;
+    for (let s = 0; s < sources.length; s++) {
+      const list = sources[s]!;
+      while (at[s]! < list.length && exclude.has(list[at[s]!]!)) at[s]!++;
+      if (at[s]! < list.length && (best < 0 || list[at[s]!]! < sources[best]![at[best]!]!)) best = s;
+    }
+    if (best < 0) break;
+    out.push(sources[best]![at[best]!++]!);
+  }
+  return out;
+}
+
+/** Free classes merged by opening, smallest volume first (then smallest id); empty ones left out. */
+function sizeClasses(classes: readonly CellClass[], depth: number, exclude: ReadonlySet<number>): SizeClass[] {
+  const byOpening = new ByOpening<SizeClass>();
+  for (const c of classes) {
+    let sizeClass = byOpening.get(c.width, c.height);
+    if (!sizeClass) {
+      const space = { width: c.width, height: c.height, depth };
+      sizeClass = { space, volume: cellVolume(space), sources: [], count: 0, firstId: Infinity };
+      byOpening.set(c.width, c.height, sizeClass);
+    }
+    sizeClass.sources.push(c.ids);
+    sizeClass.count += c.ids.length;
+  }
+  const sized = byOpening.values();
+  for (const sc of sized) {
+    for (const id of exclude) if (sc.sources.some((ids) => includesSorted(ids, id))) sc.count--;
+    sc.firstId = smallestIds(sc.sources, exclude, 1)[0] ?? Infinity;
+  }
+  return sized.filter((sc) => sc.count > 0).sort((a, b) => a.volume - b.volume || a.firstId - b.firstId);
+}
+
+function includesSorted(ids: readonly number[], id: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = ids[mid]!;
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** boxFitsCell() without its allocations: one box fits some rotation iff it fits stacked along the depth. */
@@ -136,15 +217,23 @@ function fitsAlone(box: Box, space: CellSpace): boolean {
   return minStackExtent(box, space.width, space.height) <= space.depth;
 }
 
-/** The distinct cell spaces among the given cells: a locker has a handful of sizes, not one per cell. */
-function distinctSpaces(cellLists: readonly (readonly CellOpening[])[], depth: number): CellSpace[] {
+/** The distinct cell spaces among the given shapes: a locker has a handful of sizes, not one per cell. */
+function distinctSpaces(shapes: readonly CellShape[], depth: number): CellSpace[] {
   const spaces = new ByOpening<CellSpace>();
-  for (const cells of cellLists) {
-    for (const { width, height } of cells) {
-      if (!spaces.get(width, height)) spaces.set(width, height, { width, height, depth });
-    }
+  for (const { width, height } of shapes) {
+    if (!spaces.get(width, height)) spaces.set(width, height, { width, height, depth });
   }
   return spaces.values();
+}
+
+interface Pass {
+  parcels: readonly ParcelToPlace[];
+  free: readonly CellClass[];
+  /** Cells already given out by an earlier pass. */
+  exclude: ReadonlySet<number>;
+  lockerShapes: readonly CellShape[];
+  depth: number;
+  options: AllocationOptions;
 }
 
 /**
@@ -153,20 +242,36 @@ function distinctSpaces(cellLists: readonly (readonly CellOpening[])[], depth: n
  * parcels then share what is left. An order without such parcels is allocated in one pass, as
  * described above; a mixed order gets the objective within each of the two passes.
  */
-export function allocate(request: AllocationRequest): Allocation {
-  if (!request.parcels.some((p) => p.accessible)) return allocateOnePass(request);
-  const onlyAccessible = (cells: readonly CellOpening[]) => cells.filter((c) => c.accessible);
+/** Options objects already read: a process passes the same one (its settings') with every order. */
+const readOptions = new WeakMap<object, AllocationOptions>();
+
+function optionsOf(given: Partial<AllocationOptions> | undefined): AllocationOptions {
+  if (!given) return DEFAULT_ALLOCATION_OPTIONS;
+  let options = readOptions.get(given);
+  if (!options) readOptions.set(given, (options = allocationOptionsSchema.parse(given)));
+  return options;
+}
+
+export function allocate(request: AllocationRequest | ClassAllocationRequest): Allocation {
+  const options = optionsOf(request.options);
+  const free = 'freeClasses' in request ? request.freeClasses : classesOf(request.freeCells);
+  // Free cells are cells of the locker too.
+  const lockerShapes = [...('lockerShapes' in request ? request.lockerShapes : request.lockerCells), ...free];
+  if (request.parcels.length === 1) return allocateOne(request.parcels[0]!, free, lockerShapes, request.depth, options);
+  const base = { exclude: new Set<number>(), depth: request.depth, options };
+  if (!request.parcels.some((p) => p.accessible)) return allocateOnePass({ ...base, parcels: request.parcels, free, lockerShapes });
   const first = allocateOnePass({
-    ...request,
+    ...base,
     parcels: request.parcels.filter((p) => p.accessible),
-    freeCells: onlyAccessible(request.freeCells),
-    lockerCells: onlyAccessible(request.lockerCells),
+    free: free.filter((c) => c.accessible),
+    lockerShapes: lockerShapes.filter((c) => c.accessible),
   });
-  const used = new Set(first.cells.map((c) => c.cellId));
   const second = allocateOnePass({
-    ...request,
+    ...base,
     parcels: request.parcels.filter((p) => !p.accessible),
-    freeCells: request.freeCells.filter((c) => !used.has(c.id)),
+    free,
+    exclude: new Set(first.cells.map((c) => c.cellId)),
+    lockerShapes,
   });
   const temporarily = new Set([...first.temporarilyRejected, ...second.temporarilyRejected]);
   const permanently = new Set([...first.permanentlyRejected, ...second.permanentlyRejected]);
@@ -178,12 +283,39 @@ export function allocate(request: AllocationRequest): Allocation {
   };
 }
 
-function allocateOnePass(request: AllocationRequest): Allocation {
-  const options = request.options ? allocationOptionsSchema.parse(request.options) : DEFAULT_ALLOCATION_OPTIONS;
-  const { parcels, depth } = request;
+/**
+ * The whole allocation of a one-parcel order (most orders) in one look at each class: the same
+ * answer as the passes below give it (permanently rejected when no cell of the locker fits it;
+ * else the smallest id of the least-volume opening it fits, smallest id first between openings of
+ * equal volume; temporarily rejected when no free cell fits), without their bookkeeping.
+ */
+function allocateOne(parcel: ParcelToPlace, free: readonly CellClass[], lockerShapes: readonly CellShape[], depth: number, options: AllocationOptions): Allocation {
+  const { box } = sizeParcel(parcel.dimension, options);
+  const usable = (shape: CellShape): boolean => !parcel.accessible || !!shape.accessible;
+  const answer: Allocation = { cells: [], temporarilyRejected: [], permanentlyRejected: [] };
+  if (!lockerShapes.some((s) => usable(s) && fitsAlone(box, { width: s.width, height: s.height, depth }))) {
+    answer.permanentlyRejected.push(parcel.barcode);
+    return answer;
+  }
+  let best: { volume: number; id: number } | undefined;
+  for (const c of free) {
+    const id = c.ids[0];
+    if (id === undefined || !usable(c)) continue;
+    const space = { width: c.width, height: c.height, depth };
+    if (!fitsAlone(box, space)) continue;
+    const volume = cellVolume(space);
+    if (!best || volume < best.volume || (volume === best.volume && id < best.id)) best = { volume, id };
+  }
+  if (best) answer.cells.push({ cellId: best.id, barcodes: [parcel.barcode] });
+  else answer.temporarilyRejected.push(parcel.barcode);
+  return answer;
+}
+
+function allocateOnePass(pass: Pass): Allocation {
+  const { parcels, depth, options } = pass;
   const sized = parcels.map((p) => sizeParcel(p.dimension, options));
-  const lockerSpaces = distinctSpaces([request.lockerCells, request.freeCells], depth);
-  const classes = sizeClasses(request.freeCells, depth);
+  const lockerSpaces = distinctSpaces(pass.lockerShapes, depth);
+  const classes = sizeClasses(pass.free, depth, pass.exclude);
 
   const permanent = sized.map((p) => !lockerSpaces.some((space) => fitsAlone(p.box, space)));
   // Search order: largest parcel first (fewer options early), then request order.
@@ -195,30 +327,35 @@ function allocateOnePass(request: AllocationRequest): Allocation {
   const boxes = items.map((p) => p.box);
   const alone = items.map((p) => p.alone);
   const fits = classes.map((c) => stackFit(boxes, alone, c.space));
-  const stock = classes.map((c) => ({ volume: c.volume, count: c.cellIds.length }));
+  const stock = classes.map((c) => ({ volume: c.volume, count: c.count }));
   const groups =
     items.length <= options.exactSearchMaxParcels
       ? searchExact(items.length, fitTables(fits, items.length), stock)
       : fillGreedily(items.length, fits, stock);
 
-  return describe(groups, items.map((p) => p.index), classes, parcels, permanent);
+  return describe(groups, items.map((p) => p.index), classes, pass.exclude, parcels, permanent);
 }
 
 function describe(
   groups: readonly Group[],
   requestIndex: readonly number[],
   classes: readonly SizeClass[],
+  exclude: ReadonlySet<number>,
   parcels: readonly ParcelToPlace[],
   permanent: readonly boolean[],
 ): Allocation {
   const placed = new Set<number>();
   const taken = classes.map(() => 0);
+  // Each class gives out its smallest free ids, as many as it has groups.
+  const wanted = classes.map(() => 0);
+  for (const g of groups) wanted[g.classIndex]!++;
+  const ids = classes.map((c, k) => (wanted[k]! > 0 ? smallestIds(c.sources, exclude, wanted[k]!) : []));
   const cells = groups
     .map((g) => ({ classIndex: g.classIndex, indexes: g.members.map((m) => requestIndex[m]!).sort((a, b) => a - b) }))
     .sort((a, b) => a.indexes[0]! - b.indexes[0]!)
     .map(({ classIndex, indexes }) => {
       for (const i of indexes) placed.add(i);
-      const cellId = classes[classIndex]!.cellIds[taken[classIndex]!++]!;
+      const cellId = ids[classIndex]![taken[classIndex]!++]!;
       return { cellId, barcodes: indexes.map((i) => parcels[i]!.barcode) };
     })
     .sort((a, b) => a.cellId - b.cellId);

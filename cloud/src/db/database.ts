@@ -13,15 +13,18 @@ import {
   PostgresDialect,
   PostgresIntrospector,
   type PostgresDialectConfig,
+  type PostgresPool,
+  type PostgresPoolClient,
   SqliteDialect,
   type TableMetadata,
   sql,
 } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
+import { isDeferredWrite, statementName } from './prepared.js';
 import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
-import { withStatementCache } from './sqlite-statement-cache.js';
+import { registerSqlite, withStatementCache } from './sqlite-statement-cache.js';
 
 export type { Engine } from './engine.js';
 
@@ -154,11 +157,84 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
     max: poolSize,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     types: { getTypeParser: int8AsNumber },
+    // Queries sent before earlier ones are answered travel together (see pipelined()).
+    pipeline: true,
   });
   // An idle connection the server or the network dropped: the pool discards it and connects anew
   // when asked; unhandled, the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }, schema) });
+  const named: PostgresPool = { connect: async () => pipelined(await pool.connect()), end: () => pool.end() };
+  return new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: named }, schema) });
+}
+
+const pipelinedClients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+
+/** What a deferred write answers at once: nobody reads it (prepared.ts, `deferWrite`). */
+const DEFERRED_RESULT = { command: 'INSERT', rowCount: 0, rows: [] };
+
+/**
+ * A pooled connection (in pg's pipeline mode) that saves round trips inside transactions:
+ * - the queries of `prepared` (prepared.ts) run as named prepared statements: the server parses
+ *   and plans each once per connection;
+ * - `begin` and the writes marked as deferred (prepared.ts: writes whose result nobody reads) are
+ *   sent at once and answered without waiting: they travel with the next query that is waited
+ *   for, so a transaction's inserts cost no round trip of their own. The server answers in order,
+ *   so when a waited query is answered every deferred write before it has been; the first that
+ *   failed fails that query with its own error (the server would say only that the transaction
+ *   is aborted), and a COMMIT after it fails too (the server rolled back and said so quietly).
+ * Outside a transaction every query is waited for: its result may be read.
+ */
+function pipelined(client: pg.PoolClient): PostgresPoolClient {
+  let wrapped = pipelinedClients.get(client);
+  if (wrapped) return wrapped;
+  let inTransaction = false;
+  let pending: Promise<void>[] = [];
+  let failure: { error: unknown } | undefined;
+  const send = (sql: string, parameters: readonly unknown[] | undefined): Promise<pg.QueryResult> => {
+    const name = statementName(sql);
+    return name ? client.query({ name, text: sql, values: parameters as unknown[] }) : client.query(sql, parameters as unknown[]);
+  };
+  /** Waits for the deferred writes sent so far; throws (once) the first that failed. */
+  const settle = async (): Promise<void> => {
+    const waiting = pending;
+    pending = [];
+    await Promise.all(waiting);
+    if (failure) {
+      const { error } = failure;
+      failure = undefined;
+      throw error;
+    }
+  };
+  const query = async (sql: unknown, parameters?: readonly unknown[]): Promise<unknown> => {
+    if (typeof sql !== 'string') return client.query(sql as pg.Submittable);
+    const begins = sql === 'begin';
+    const ends = sql === 'commit' || sql === 'rollback';
+    if ((begins || (inTransaction && isDeferredWrite(sql))) && !ends) {
+      inTransaction = true;
+      pending.push(
+        send(sql, parameters).then(
+          () => undefined,
+          (error: unknown) => {
+            failure ??= { error };
+          },
+        ),
+      );
+      return DEFERRED_RESULT;
+    }
+    if (ends) inTransaction = false;
+    let result: pg.QueryResult;
+    try {
+      result = await send(sql, parameters);
+    } catch (err) {
+      await settle();
+      throw err;
+    }
+    await settle();
+    return result;
+  };
+  wrapped = { query: query as PostgresPoolClient['query'], release: () => client.release() };
+  pipelinedClients.set(client, wrapped);
+  return wrapped;
 }
 
 function openSqlite(path: string): Kysely<Database> {
@@ -168,14 +244,19 @@ function openSqlite(path: string): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL');
   // Another cloud process (or a CLI) may hold the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  // Outside a transaction, queries on it must queue behind the transaction holding it (Kysely's).
+  registerSqlite(db, sqlite, false);
+  return db;
 }
 
 /** The reading connection of a SQLite file (opened after the writer has set WAL mode). */
 function openSqliteReader(path: string): Kysely<Database> {
   const sqlite = new BetterSqlite3(path, { readonly: true });
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  registerSqlite(db, sqlite, true);
+  return db;
 }
 
 /** One round trip to the database (health checks); throws when it cannot be reached. */

@@ -495,6 +495,18 @@ const migration0012: Migration = {
   },
 };
 
+/**
+ * The version of a locker's occupancy: moved by every transaction that changes the locker's cells,
+ * its row or the parcels held in it (docs/decisions.md, "Occupancy held in memory"), so a cloud
+ * process keeps a locker's cells and holders in memory and knows, from one read under the locker's
+ * lock, whether that copy is still the database's.
+ */
+const migration0013: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('lockers').addColumn('occupancy_version', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -511,6 +523,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0010_idempotency_request_ids_accessible_cells': migration0010,
         '0011_locker_health': migration0011,
         '0012_sandbox': migration0012,
+        '0013_occupancy_version': migration0013,
       });
     },
   };

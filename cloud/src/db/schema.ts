@@ -99,6 +99,8 @@ export interface LockersTable {
   command_types: ColumnType<string | null, string | null | undefined, string | null>;
   /** When `online` last changed (online since / offline since); null: never seen. */
   presence_changed_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
+  /** Moved by every change of the locker's row, cells or held parcels (lockers/occupancy-cache.ts). */
+  occupancy_version: ColumnType<number, number | undefined, number>;
   updated_at: Millis;
 }
 

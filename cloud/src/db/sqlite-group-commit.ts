@@ -16,6 +16,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
+import { cachedStatement, directSqlite, registerSqlite, sqliteConnectionOf } from './sqlite-statement-cache.js';
 
 type Tx = Kysely<Database>;
 
@@ -62,7 +63,10 @@ class GroupCommit {
     let failure: { error: unknown } | undefined;
     try {
       await this.#db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
+        // The group holds the connection: prepared queries may run on it directly.
+        const connection = sqliteConnectionOf(this.#db);
+        if (connection) registerSqlite(conn, connection, true);
+        await exec(conn, 'begin immediate');
         try {
           // Members that arrive while this group runs join it, up to the bound. Statements on
           // SQLite finish synchronously, so a group's work is one chain of microtasks that no I/O
@@ -78,9 +82,9 @@ class GroupCommit {
             await nextTurn();
             if (this.#waiting.length === 0) break;
           }
-          await sql`commit`.execute(conn);
+          await exec(conn, 'commit');
         } catch (err) {
-          await sql`rollback`.execute(conn).catch(() => undefined);
+          await exec(conn, 'rollback').catch(() => undefined);
           throw err;
         }
       });
@@ -103,17 +107,24 @@ class GroupCommit {
  * transaction is lost (SQLite rolls back the whole transaction on some errors) and is thrown.
  */
 async function runInSavepoint(conn: Tx, member: Member): Promise<Outcome> {
-  await sql`savepoint grp`.execute(conn);
+  await exec(conn, 'savepoint grp');
   let value: unknown;
   try {
     value = await member.fn(conn);
   } catch (error) {
-    await sql`rollback to savepoint grp`.execute(conn);
-    await sql`release savepoint grp`.execute(conn);
+    await exec(conn, 'rollback to savepoint grp');
+    await exec(conn, 'release savepoint grp');
     return { member, ok: false, error };
   }
-  await sql`release savepoint grp`.execute(conn);
+  await exec(conn, 'release savepoint grp');
   return { member, ok: true, value };
+}
+
+/** A statement of the group's own, on the connection it holds (no Kysely layers when it can). */
+async function exec(conn: Tx, text: string): Promise<void> {
+  const connection = directSqlite(conn);
+  if (connection) cachedStatement(connection, text).run();
+  else await sql.raw(text).execute(conn);
 }
 
 const groups = new WeakMap<Tx, GroupCommit>();

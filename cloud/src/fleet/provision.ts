@@ -18,6 +18,8 @@ import type { CloudDatabase } from '../db/database.js';
 import { fleetTransaction, type Tx } from '../db/transaction.js';
 import { lockerConfig } from '../lockers/cells.js';
 import type { LockerProfile } from '../lockers/profile.js';
+import { knownAccountsOf } from '../repositories/known-accounts.js';
+import { occupancyCacheOf } from '../lockers/occupancy-cache.js';
 import { recordChange, type LockerCommandDraft } from '../outbox/record-change.js';
 import { type ApiKey, type MarketplaceFields, type PartnerFields, replaceApiKeys, saveMarketplaces, savePartners } from '../repositories/accounts.js';
 import {
@@ -132,6 +134,9 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
     }
     await recordChange(tx, { at, commands });
   });
+  // What this process remembers of the fleet is read again (other processes: within seconds).
+  knownAccountsOf(cdb).forget();
+  occupancyCacheOf(cdb).forgetAll();
   return report;
 }
 

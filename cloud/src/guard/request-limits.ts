@@ -24,7 +24,7 @@ const UNCOUNTED = new Set(['/health', '/health/ready', '/metrics']);
 function databaseStore(counters: WindowCounters, onFirstExceeded: (key: string) => void): FastifyRateLimitStoreCtor {
   return class DatabaseRateStore implements FastifyRateLimitStore {
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void {
-      counters.hit([{ key, windowMs: timeWindow }]).then(
+      counters.hit([{ key, windowMs: timeWindow, max }]).then(
         ([count]) => {
           if (count!.hits === max + 1) onFirstExceeded(key);
           callback(null, { current: count!.hits, ttl: count!.ttlMs });

@@ -9,6 +9,15 @@
  * which adds them all at once: under load one statement (and on SQLite one commit) counts many
  * requests instead of one each. Every hit is still counted before its request goes on, and each
  * request gets its own place in the count (the new total minus the hits queued after it).
+ *
+ * A hit that names its limit (`max`) may be counted in the process instead, off the database's
+ * path, the way Envoy puts a local limit in front of a global one: while the count this process
+ * knows (the database's total at its last upsert, plus its own hits not yet written) stays at or
+ * below half the limit, and this process holds fewer than PENDING_SHARE of the limit unwritten.
+ * Those hits are written by the next upsert, which starts as soon as none is under way. Nearer
+ * the limit every hit is counted in the database before its answer, as above. So one process is
+ * exact, and P processes on one database admit at most max + (P - 1) * ⌈5 % of max⌉ per window:
+ * another process can only have that many of its hits unwritten (docs/decisions.md).
  */
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
@@ -24,6 +33,12 @@ export interface WindowCount {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/** Counted in the process only while the known count is at most this share of the limit. */
+export const LOCAL_SHARE = 0.5;
+/** At most this share of the limit (and at least one hit) held unwritten by one process. */
+export const PENDING_SHARE = 0.05;
+/** Windows remembered at most (the keys of one window: marketplaces, partners, client addresses). */
+const KNOWN_AT_MOST = 100_000;
 
 interface QueuedHits {
   windows: WindowHit[];
@@ -31,34 +46,71 @@ interface QueuedHits {
   reject(err: unknown): void;
 }
 
+/** What this process knows of one (key, window). */
+interface Known {
+  /** The database's total at this process's last upsert of it. */
+  total: number;
+  /** Hits counted here and not yet written. */
+  pending: number;
+  expiresAt: number;
+}
+
 export class WindowCounters {
   #lastPrune = -Infinity;
   #queue: QueuedHits[] = [];
   #counting = false;
+  readonly #known = new Map<string, Known>();
+  /** Hits counted in the process and not yet written, over all windows, and those windows. */
+  #pending = 0;
+  readonly #unwritten = new Set<string>();
 
   constructor(
     private readonly cdb: CloudDatabase,
     private readonly clock: Clock,
   ) {}
 
-  /** Counts one hit on each key (distinct keys), in one statement; answers in the keys' order. */
-  async hit(counts: readonly { key: string; windowMs: number }[]): Promise<WindowCount[]> {
+  /**
+   * Counts one hit on each key (distinct keys), in one statement; answers in the keys' order.
+   * With `max` on every key, hits well below their limits are counted in the process (see above).
+   */
+  async hit(counts: readonly { key: string; windowMs: number; max?: number }[]): Promise<WindowCount[]> {
     const now = this.clock.now();
     const windows = counts.map(({ key, windowMs }) => {
       const windowStart = Math.floor(now / windowMs) * windowMs;
       return { key, windowStart, expiresAt: windowStart + windowMs };
     });
+    const known = windows.map((w) => this.#knownOf(w));
+    if (counts.every((c, i) => c.max !== undefined && countsLocally(known[i]!, c.max))) {
+      for (const k of known) k.pending++;
+      for (const w of windows) this.#unwritten.add(windowHitId(w.key, w.windowStart));
+      this.#pending += known.length;
+      this.#next();
+      return windows.map((w, i) => ({ key: w.key, hits: known[i]!.total + known[i]!.pending, ttlMs: w.expiresAt - now }));
+    }
     const hits = await new Promise<number[]>((resolve, reject) => {
       this.#queue.push({ windows, resolve, reject });
       this.#next();
     });
-    await this.#pruneNow(now);
     return windows.map((w, i) => ({ key: w.key, hits: hits[i]!, ttlMs: w.expiresAt - now }));
   }
 
-  /** Starts counting what is queued unless an upsert is under way (it starts the next when done). */
+  #knownOf(w: WindowHit): Known {
+    const id = windowHitId(w.key, w.windowStart);
+    let known = this.#known.get(id);
+    if (!known) {
+      if (this.#known.size >= KNOWN_AT_MOST) this.#forgetWritten();
+      this.#known.set(id, (known = { total: 0, pending: 0, expiresAt: w.expiresAt }));
+    }
+    return known;
+  }
+
+  #forgetWritten(): void {
+    for (const [id, k] of this.#known) if (k.pending === 0) this.#known.delete(id);
+  }
+
+  /** Starts counting what is queued or pending unless an upsert is under way (it starts the next when done). */
   #next(): void {
-    if (this.#counting || this.#queue.length === 0) return;
+    if (this.#counting || (this.#queue.length === 0 && this.#pending === 0)) return;
     this.#counting = true;
     const batch = this.#queue.splice(0);
     void this.#count(batch).finally(() => {
@@ -67,9 +119,21 @@ export class WindowCounters {
     });
   }
 
-  /** One upsert for the whole batch; never rejects (each request gets the error). */
+  /**
+   * One upsert for the whole batch and the hits counted in the process so far; never rejects
+   * (each request gets the error; hits counted here stay pending for the next upsert).
+   */
   async #count(batch: readonly QueuedHits[]): Promise<void> {
     const rows = new Map<string, WindowHit & { count: number }>();
+    // Hits counted in the process come first in their window's count.
+    const taken = new Map<string, number>();
+    for (const id of this.#unwritten) {
+      const k = this.#known.get(id);
+      if (!k || k.pending === 0) continue;
+      const sep = id.indexOf(':');
+      rows.set(id, { key: id.slice(sep + 1), windowStart: Number(id.slice(0, sep)), expiresAt: k.expiresAt, count: k.pending });
+      taken.set(id, k.pending);
+    }
     // Each request's place among the batch's hits of the same (key, window), from 1.
     const places = batch.map((q) =>
       q.windows.map((w) => {
@@ -80,12 +144,29 @@ export class WindowCounters {
       }),
     );
     try {
-      const totals = await sharingCommit(this.cdb, (db) => countHits(db, [...rows.values()]));
+      const now = this.clock.now();
+      const prune = this.#pruneDue(now);
+      const totals = await sharingCommit(this.cdb, async (db) => {
+        const counted = await countHits(db, [...rows.values()]);
+        if (prune) await pruneCounters(db, now);
+        return counted;
+      });
+      for (const [id, row] of rows) {
+        const known = this.#known.get(id) ?? (this.#known.size < KNOWN_AT_MOST ? this.#knownOf(row) : undefined);
+        if (!known) continue;
+        known.total = totals.get(id) ?? known.total + row.count;
+        known.pending -= taken.get(id) ?? 0;
+      }
+      for (const [id, n] of taken) {
+        this.#pending -= n;
+        if (this.#known.get(id)?.pending === 0) this.#unwritten.delete(id);
+      }
       batch.forEach((q, i) =>
         q.resolve(
           q.windows.map((w, j) => {
-            const row = rows.get(windowHitId(w.key, w.windowStart))!;
-            return (totals.get(windowHitId(w.key, w.windowStart)) ?? row.count) - row.count + places[i]![j]!;
+            const id = windowHitId(w.key, w.windowStart);
+            const row = rows.get(id)!;
+            return (totals.get(id) ?? row.count) - row.count + (taken.get(id) ?? 0) + places[i]![j]!;
           }),
         ),
       );
@@ -94,9 +175,16 @@ export class WindowCounters {
     }
   }
 
-  async #pruneNow(now: number): Promise<void> {
-    if (now - this.#lastPrune < PRUNE_EVERY_MS && now >= this.#lastPrune) return;
+  /** Whether the rows of ended windows are due to be deleted (at most once a minute), and what this process knows of them forgotten. */
+  #pruneDue(now: number): boolean {
+    if (now - this.#lastPrune < PRUNE_EVERY_MS && now >= this.#lastPrune) return false;
     this.#lastPrune = now;
-    await pruneCounters(this.cdb.db, now);
+    for (const [id, k] of this.#known) if (k.expiresAt <= now && k.pending === 0) this.#known.delete(id);
+    return true;
   }
+}
+
+/** Whether a hit may be counted in the process (see the top of this file). */
+function countsLocally(known: Known, max: number): boolean {
+  return known.total + known.pending + 1 <= max * LOCAL_SHARE && known.pending + 1 <= Math.max(1, Math.floor(max * PENDING_SHARE));
 }

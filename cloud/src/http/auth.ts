@@ -10,7 +10,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
 import type { CloudDatabase } from '../db/database.js';
 import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
-import { findApiKey, findMarketplace, findPartner, type KeyOwnerKind, type Marketplace, type Partner } from '../repositories/accounts.js';
+import { findPartner, type KeyOwnerKind, type Marketplace, type Partner } from '../repositories/accounts.js';
+import { knownAccountsOf } from '../repositories/known-accounts.js';
 
 export type { KeyOwnerKind } from '../repositories/accounts.js';
 
@@ -20,8 +21,21 @@ export const API_KEY_HEADERS = {
   operator: 'x-operator-api-key',
 } as const satisfies Record<KeyOwnerKind, string>;
 
+/**
+ * The last few keys hashed: a request's key is hashed for its request limit and again for its
+ * authentication. Holds no more keys than the requests in flight carry anyway.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 16;
+
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  let hash = recentHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key, 'utf8').digest('hex');
+    if (recentHashes.size >= RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value!);
+    recentHashes.set(key, hash);
+  }
+  return hash;
 }
 
 function unauthorized(): DomainError {
@@ -37,7 +51,7 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
   const key = headerValue(header);
   if (!key) throw unauthorized();
   const hash = hashApiKey(key);
-  const row = await findApiKey(cdb.reads, hash);
+  const row = await knownAccountsOf(cdb).apiKey(hash);
   if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')) || row.ownerKind !== kind) {
     throw unauthorized();
   }
@@ -47,7 +61,7 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
 /** The calling marketplace; 401 with 1 (unknown key), 10 (inactive) or 11 (organization inactive). */
 export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Marketplace> {
   const id = await ownerOf(cdb, 'marketplace', header);
-  const marketplace = await findMarketplace(cdb.reads, id);
+  const marketplace = await knownAccountsOf(cdb).marketplace(id);
   if (!marketplace) throw unauthorized();
   if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
   if (!marketplace.organizationActive) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');

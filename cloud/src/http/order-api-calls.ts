@@ -3,14 +3,16 @@
  * console): operation, time, result code (0 on success) and the request id of the log line. Hooks
  * of the marketplace route group: the answer's code is read as it is sent, the row written once
  * the answer is out, so a call is recorded whatever its outcome (a refused create of an unknown
- * order names no order and is not). A failure to record is logged, never answered. On SQLite the
- * row shares the commit of the transactions waiting at the time (sharingCommit).
+ * order names no order and is not). A failure to record is logged, never answered. The rows are
+ * written off the request's path, coalesced (db/coalesced-writes.ts): under load one batch of two
+ * statements records many calls; on SQLite a batch shares the commit of the transactions waiting
+ * at the time (sharingCommit).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../services.js';
 import { sharingCommit } from '../db/transaction.js';
-import { insertOrderApiCall } from '../repositories/operator-views.js';
-import { findOrder } from '../repositories/orders.js';
+import { CoalescedWrites } from '../db/coalesced-writes.js';
+import { insertOrderApiCalls, type OrderApiCallByExternalId } from '../repositories/operator-views.js';
 import { marketplaceOf } from './plugins/authentication.js';
 
 /** Route (without the group's prefix) -> the operation's name and the body field naming the order. */
@@ -50,25 +52,21 @@ export function recordOrderApiCalls(app: FastifyInstance, deps: Pick<ServiceDeps
     }
     done(null, payload);
   });
+  const writes = new CoalescedWrites<OrderApiCallByExternalId>(
+    (batch) => sharingCommit(deps.cdb, (db) => insertOrderApiCalls(db, batch)),
+    (err, batch) => deps.logger.error({ err, calls: batch.length }, 'recording order API calls failed'),
+  );
   app.addHook('onResponse', async (req) => {
     const call = req.caller?.kind === 'marketplace' ? operationOf(req, prefix) : undefined;
     if (!call) return;
-    try {
-      const marketplace = marketplaceOf(req);
-      await sharingCommit(deps.cdb, async (db) => {
-        const order = await findOrder(db, marketplace.id, call.externalId);
-        if (!order) return;
-        await insertOrderApiCall(db, {
-          orderId: order.id,
-          marketplaceId: marketplace.id,
-          operation: call.operation,
-          at: deps.clock.now(),
-          resultCode: req.answeredCode,
-          requestId: String(req.id),
-        });
-      });
-    } catch (err) {
-      req.log.error({ err, operation: call.operation }, 'recording an order API call failed');
-    }
+    await writes.add({
+      marketplaceId: marketplaceOf(req).id,
+      externalId: call.externalId,
+      operation: call.operation,
+      at: deps.clock.now(),
+      resultCode: req.answeredCode,
+      requestId: String(req.id),
+    });
   });
+  app.addHook('onClose', () => writes.flush());
 }

@@ -62,6 +62,8 @@ export interface Applied {
   notifications: NotificationDraft[];
   /** Every locker the change recorded commands for. */
   commandLockers: number[];
+  /** Those lockers' occupancy versions after the change. */
+  occupancyVersions: ReadonlyMap<number, number>;
 }
 
 function checkParcelMoves(event: LifecycleEvent, before: readonly ParcelRow[], after: readonly ParcelRow[]): void {
@@ -134,15 +136,16 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
 
   if (req.before) await saveOrder(tx, req.before, order, req.parcelsBefore, parcels);
   else await insertOrder(tx, order, parcels);
-  const [upsertCseq] = await recordChange(tx, {
+  const recorded = await recordChange(tx, {
     at,
     commands: [upsertCommand(order, parcels, req.reservation), ...(req.commands ?? [])],
     notifications,
     ...(deps?.requestId !== undefined ? { requestId: deps.requestId } : {}),
   });
-  if (rule.effects.includes('rememberRevocation')) await rememberRevocation(tx, order, upsertCseq!, at);
+  const upsertCseq = recorded.cseqs[0]!;
+  if (rule.effects.includes('rememberRevocation')) await rememberRevocation(tx, order, upsertCseq, at);
   if (rule.effects.includes('forgetRevocation') && from === OrderState.ReturnInitiated) await forgetRevocation(tx, order.id);
   await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) }, !req.before);
   const commandLockers = [order.locker_id, ...(req.commands ?? []).map((c) => c.lockerId)];
-  return { rule, order, parcels, upsertCseq: upsertCseq!, notifications, commandLockers };
+  return { rule, order, parcels, upsertCseq, notifications, commandLockers, occupancyVersions: recorded.occupancyVersions };
 }

@@ -5,6 +5,7 @@
  * they were read in the same transaction.
  */
 import type { OrderTransitionsTable, OrderRow, ParcelRow } from '../db/schema.js';
+import { deferWrite, prepared, type PreparedQuery } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 
@@ -20,9 +21,47 @@ export async function pickupCodeTaken(tx: Tx, lockerId: number, hash: string): P
   return row !== undefined;
 }
 
+const ORDER_COLUMNS = [
+  'id', 'marketplace_id', 'external_id', 'number', 'locker_id', 'date_delivery', 'state', 'with_reservation', 'request_hash', 'create_response',
+  'client_invoice', 'notification', 'pickup_code_hash', 'loaded_at', 'hold_until', 'state_changed_at', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof OrderRow)[];
+
+const PARCEL_COLUMNS = [
+  'order_id', 'barcode', 'position', 'additional_barcodes', 'length', 'width', 'height', 'state', 'cell_id', 'loaded_at', 'updated_at', 'accessible',
+] as const satisfies readonly (keyof ParcelRow)[];
+
+/** Compiles only while every column is listed: a column added to the table must be written here too. */
+type EveryColumn<T, K extends readonly (keyof T)[]> = [Exclude<keyof T, K[number]>] extends [never] ? true : never;
+const everyOrderColumn: EveryColumn<OrderRow, typeof ORDER_COLUMNS> = true;
+const everyParcelColumn: EveryColumn<ParcelRow, typeof PARCEL_COLUMNS> = true;
+void everyOrderColumn;
+void everyParcelColumn;
+
+const insertOrderRow = prepared((db, p: OrderRow) => db.insertInto('orders').values(Object.fromEntries(ORDER_COLUMNS.map((c) => [c, p[c]])) as OrderRow));
+
+/** One statement per number of parcels (an order has a few): built once for each count. */
+const insertParcelRows = new Map<number, PreparedQuery<Record<string, unknown>, unknown>>();
+
+function parcelsInsert(count: number): PreparedQuery<Record<string, unknown>, unknown> {
+  let query = insertParcelRows.get(count);
+  if (!query) {
+    query = prepared((db, p: Record<string, unknown>) =>
+      db.insertInto('parcels').values(Array.from({ length: count }, (_, i) => Object.fromEntries(PARCEL_COLUMNS.map((c) => [c, p[`${c}${i}`]])) as ParcelRow)),
+    );
+    insertParcelRows.set(count, query);
+  }
+  return query;
+}
+
+/** A new order and its parcels, in two statements whatever their number (deferred: nothing is read back). */
 export async function insertOrder(tx: Tx, order: OrderRow, parcels: readonly ParcelRow[]): Promise<void> {
-  await tx.insertInto('orders').values(order).execute();
-  if (parcels.length > 0) await tx.insertInto('parcels').values([...parcels]).execute();
+  await insertOrderRow.defer(tx, order);
+  if (parcels.length === 0) return;
+  const values: Record<string, unknown> = {};
+  parcels.forEach((parcel, i) => {
+    for (const c of PARCEL_COLUMNS) values[`${c}${i}`] = parcel[c];
+  });
+  await parcelsInsert(parcels.length).defer(tx, values);
 }
 
 /** Writes the order's and its parcels' changed columns; parcels not in `parcelsBefore` are inserted. */
@@ -31,15 +70,15 @@ export async function saveOrder(tx: Tx, before: OrderRow, after: OrderRow, parce
   for (const p of parcels) {
     const was = known.get(p.barcode);
     if (!was) {
-      await tx.insertInto('parcels').values(p).execute();
+      await deferWrite(tx, tx.insertInto('parcels').values(p));
       continue;
     }
     const { order_id: _o, barcode: _b, ...set } = changedColumns(was, p);
     if (Object.keys(set).length === 0) continue;
-    await tx.updateTable('parcels').set(set).where('order_id', '=', p.order_id).where('barcode', '=', p.barcode).execute();
+    await deferWrite(tx, tx.updateTable('parcels').set(set).where('order_id', '=', p.order_id).where('barcode', '=', p.barcode));
   }
   const { id: _id, ...set } = changedColumns(before, after);
-  if (Object.keys(set).length > 0) await tx.updateTable('orders').set(set).where('id', '=', after.id).execute();
+  if (Object.keys(set).length > 0) await deferWrite(tx, tx.updateTable('orders').set(set).where('id', '=', after.id));
 }
 
 /** The cseq of the upsert that revoked the order's code: the locker must apply it before 6 -> 7. */
@@ -89,8 +128,21 @@ export async function recordTransition(tx: Tx, row: Omit<OrderTransitionsTable, 
     const last = await tx.selectFrom('order_transitions').select((eb) => eb.fn.max('seq').as('seq')).where('order_id', '=', row.order_id).executeTakeFirst();
     seq = last?.seq === null || last?.seq === undefined ? 1 : Number(last.seq) + 1;
   }
-  await tx.insertInto('order_transitions').values({ ...row, seq }).execute();
+  await insertTransition.defer(tx, { ...row, seq });
 }
+
+const insertTransition = prepared((db, p: OrderTransitionsTable) =>
+  db.insertInto('order_transitions').values({
+    order_id: p.order_id,
+    seq: p.seq,
+    at: p.at,
+    rule: p.rule,
+    event: p.event,
+    from_state: p.from_state,
+    to_state: p.to_state,
+    parcels: p.parcels,
+  }),
+);
 
 /**
  * Orders finished (a terminal state) before `before` with every notification delivered: the

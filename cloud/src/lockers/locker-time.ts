@@ -22,9 +22,18 @@ export function isValidTimezone(zone: string): boolean {
   return valid;
 }
 
-/** A real calendar date in `YYYY-MM-DD` form (rejects 2024-02-30). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/** A real calendar date in `YYYY-MM-DD` form (rejects 2024-02-30); proleptic Gregorian, as luxon reads it. */
 export function isCalendarDate(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text, { zone: 'UTC' }).isValid;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
 
 function day(date: string, zone: string): DateTime {
@@ -33,9 +42,17 @@ function day(date: string, zone: string): DateTime {
   return dt;
 }
 
+/** The local day last asked of each zone: requests of one day ask the same, and luxon's offset lookup is dear. */
+const lastDays = new Map<string, { date: string; start: number; end: number }>();
+
 /** The locker's calendar date at an instant. */
 export function localDate(instant: number, zone: string): string {
-  return DateTime.fromMillis(instant, { zone }).toISODate()!;
+  const last = lastDays.get(zone);
+  if (last && instant >= last.start && instant <= last.end) return last.date;
+  const date = DateTime.fromMillis(instant, { zone }).toISODate()!;
+  if (lastDays.size >= MAX_DAY_BOUNDS) lastDays.clear();
+  lastDays.set(zone, { date, start: startOfLocalDay(date, zone), end: endOfLocalDay(date, zone) });
+  return date;
 }
 
 /**

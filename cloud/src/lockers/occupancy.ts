@@ -42,7 +42,8 @@ export function marketplaceCells(view: LockerView, marketplaceId: string): Cell[
   return view.cells.filter((c) => cellServesMarketplace(c, marketplaceId));
 }
 
-function emptiedOnVisit(holder: CellHolder, marketplaceId: string): boolean {
+/** A parcel the marketplace's courier takes out on the visit that loads its new ones: its cell counts as free. */
+export function emptiedOnVisit(holder: CellHolder, marketplaceId: string): boolean {
   return holder.marketplaceId === marketplaceId && holder.orderState === OrderState.AwaitingReturn;
 }
 

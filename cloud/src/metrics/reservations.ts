@@ -7,6 +7,7 @@ export class ReservationMetrics {
   readonly #placed: Counter;
   readonly #rejected: Counter<'reason'>;
   readonly #allocation: Histogram;
+  readonly #occupancyReads: Counter<'source'>;
 
   constructor(registry: Registry) {
     this.#placed = new Counter({
@@ -26,7 +27,19 @@ export class ReservationMetrics {
       buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
       registers: [registry],
     });
+    this.#occupancyReads = new Counter({
+      name: 'cloud_reservation_occupancy_reads_total',
+      help: "Where a reservation found the locker's cells and holders: memory (the process's view was current) or database (read again)",
+      labelNames: ['source'],
+      registers: [registry],
+    });
     for (const reason of ['temporary', 'permanent'] as const) this.#rejected.inc({ reason }, 0);
+    for (const source of ['memory', 'database'] as const) this.#occupancyReads.inc({ source }, 0);
+  }
+
+  /** A reservation used the process's view of the locker (memory) or read the locker again (database). */
+  occupancyRead(source: 'memory' | 'database'): void {
+    this.#occupancyReads.inc({ source });
   }
 
   /** Times `allocate` and counts what it placed and rejected. */

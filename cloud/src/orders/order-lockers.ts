@@ -7,7 +7,11 @@ import { seesLocker } from '../sandbox/isolation.js';
 
 /** The locker an order of `marketplace` may be delivered to: known to it and active (else code 3). */
 export async function lockerForOrders(db: Tx, lockerId: number, marketplace: { sandbox: boolean }): Promise<Locker> {
-  const locker = await findLocker(db, lockerId);
+  return checkLockerForOrders(await findLocker(db, lockerId), lockerId, marketplace);
+}
+
+/** lockerForOrders on a locker already read (undefined: none of that id). */
+export function checkLockerForOrders(locker: Locker | undefined, lockerId: number, marketplace: { sandbox: boolean }): Locker {
   if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest(`postamatId ${lockerId} not found`);
   if (!locker.active) throw invalidRequest(`postamatId ${lockerId} is not active`);
   return locker;

@@ -35,13 +35,25 @@ export interface Change {
   requestId?: string;
 }
 
-/** Appends the change's commands (cseq from the locker row) and notifications; returns the cseqs. */
-export async function recordChange(tx: Tx, change: Change): Promise<number[]> {
+export interface Recorded {
+  /** Of the change's commands, in their order. */
+  cseqs: number[];
+  /** Each commanded locker's occupancy version after the change (appendCommand moves it). */
+  occupancyVersions: Map<number, number>;
+}
+
+/** Appends the change's commands (cseq from the locker row) and notifications. */
+export async function recordChange(tx: Tx, change: Change): Promise<Recorded> {
   const cseqs: number[] = [];
-  for (const cmd of change.commands ?? []) cseqs.push(await appendCommand(tx, cmd.lockerId, cmd.body, change.at));
+  const occupancyVersions = new Map<number, number>();
+  for (const cmd of change.commands ?? []) {
+    const appended = await appendCommand(tx, cmd.lockerId, cmd.body, change.at);
+    cseqs.push(appended.cseq);
+    occupancyVersions.set(cmd.lockerId, appended.occupancyVersion);
+  }
   for (const n of change.notifications ?? []) {
     const notification = { marketplaceId: n.marketplaceId, orderId: n.orderId, kind: n.kind, body: JSON.stringify(n.body), requestId: change.requestId ?? null };
     await insertNotification(tx, notification, change.at);
   }
-  return cseqs;
+  return { cseqs, occupancyVersions };
 }

@@ -6,6 +6,7 @@
  */
 import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
+import { prepared } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 
 /** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
@@ -32,20 +33,36 @@ export async function downCursor(db: Tx, lockerId: number): Promise<DownCursor |
   return row && { nextCseq: row.next_cseq, appliedCseq: row.applied_cseq, sentCseq: row.sent_cseq, sentAt: row.sent_at };
 }
 
+const takeCseq = prepared((db, p: { lockerId: number }) =>
+  db
+    .updateTable('lockers')
+    .set((eb) => ({ next_cseq: eb('next_cseq', '+', 1), occupancy_version: eb('occupancy_version', '+', 1) }))
+    .where('id', '=', p.lockerId)
+    .returning(['next_cseq', 'occupancy_version']),
+);
+
+const insertCommand = prepared((db, p: { lockerId: number; cseq: number; type: string; body: string; at: number; trace: string | null }) =>
+  db.insertInto('locker_commands').values({ locker_id: p.lockerId, cseq: p.cseq, type: p.type, body: p.body, created_at: p.at, trace: p.trace }),
+);
+
+/** A command as appended: its cseq, and the locker's occupancy version after it. */
+export interface Appended {
+  cseq: number;
+  occupancyVersion: number;
+}
+
 /**
  * Appends a command to the locker's log under the locker's next cseq (taken from its row), with
- * the active span's traceparent when tracing is on; returns that cseq.
+ * the active span's traceparent when tracing is on. Every command moves the locker's occupancy
+ * version too: every change of an order appends its upsert, so the version moves with every
+ * change of the parcels that hold the locker's cells (lockers/occupancy-cache.ts).
  */
-export async function appendCommand(db: Tx, lockerId: number, body: CommandBody, at: number): Promise<number> {
-  const locker = await db
-    .updateTable('lockers')
-    .set((eb) => ({ next_cseq: eb('next_cseq', '+', 1) }))
-    .where('id', '=', lockerId)
-    .returning('next_cseq')
-    .executeTakeFirstOrThrow();
+export async function appendCommand(db: Tx, lockerId: number, body: CommandBody, at: number): Promise<Appended> {
+  const locker = await takeCseq.first(db, { lockerId });
+  if (!locker) throw new Error(`no locker ${lockerId}`);
   const cseq = locker.next_cseq - 1;
-  await db.insertInto('locker_commands').values({ locker_id: lockerId, cseq, type: body.type, body: JSON.stringify(body), created_at: at, trace: traceparentOf() ?? null }).execute();
-  return cseq;
+  await insertCommand.defer(db, { lockerId, cseq, type: body.type, body: JSON.stringify(body), at, trace: traceparentOf() ?? null });
+  return { cseq, occupancyVersion: locker.occupancy_version };
 }
 
 /** Moves the send cursor. */

@@ -156,11 +156,31 @@ export async function insertLocker(db: Tx, lockerId: number, fields: LockerField
 }
 
 export async function updateLocker(db: Tx, lockerId: number, fields: LockerFields, at: number): Promise<void> {
-  await db.updateTable('lockers').set({ ...lockerColumns(fields), updated_at: at }).where('id', '=', lockerId).execute();
+  await db
+    .updateTable('lockers')
+    .set((eb) => ({ ...lockerColumns(fields), updated_at: at, occupancy_version: eb('occupancy_version', '+', 1) }))
+    .where('id', '=', lockerId)
+    .execute();
 }
 
 export async function deactivateLocker(db: Tx, lockerId: number, at: number): Promise<void> {
-  await db.updateTable('lockers').set({ active: 0, updated_at: at }).where('id', '=', lockerId).execute();
+  await db
+    .updateTable('lockers')
+    .set((eb) => ({ active: 0, updated_at: at, occupancy_version: eb('occupancy_version', '+', 1) }))
+    .where('id', '=', lockerId)
+    .execute();
+}
+
+/**
+ * Moves the locker's occupancy version: every write of its cells does, so that no cloud process
+ * keeps using a view of them from before (lockers/occupancy-cache.ts).
+ */
+async function cellsChanged(db: Tx, lockerId: number): Promise<void> {
+  await db
+    .updateTable('lockers')
+    .set((eb) => ({ occupancy_version: eb('occupancy_version', '+', 1) }))
+    .where('id', '=', lockerId)
+    .execute();
 }
 
 function lockerColumns(f: LockerFields) {
@@ -190,9 +210,14 @@ export async function findCell(db: Tx, lockerId: number, cellId: number): Promis
 
 export async function saveCellFlags(db: Tx, lockerId: number, cellId: number, flags: readonly CellFlag[], at: number): Promise<void> {
   await db.updateTable('cells').set({ ...flagColumns(flags), updated_at: at }).where('locker_id', '=', lockerId).where('id', '=', cellId).execute();
+  await cellsChanged(db, lockerId);
 }
 
-/** Writes a cell's layout and flags, adding it when `exists` is false. */
+/**
+ * Writes a cell's layout and flags, adding it when `exists` is false. The fleet reload's only: it
+ * writes the locker row in the same transaction (updateLocker, insertLocker), which moves the
+ * locker's occupancy version once for all its cells.
+ */
 export async function saveCell(db: Tx, lockerId: number, cell: CellFields, exists: boolean, at: number): Promise<void> {
   const columns = {
     width: cell.width,
@@ -209,6 +234,7 @@ export async function saveCell(db: Tx, lockerId: number, cell: CellFields, exist
   else await db.insertInto('cells').values({ locker_id: lockerId, id: cell.id, ...columns }).execute();
 }
 
+/** The fleet reload's only, like saveCell. */
 export async function deleteCells(db: Tx, lockerId: number, cellIds: readonly number[]): Promise<void> {
   if (cellIds.length === 0) return;
   await db.deleteFrom('cells').where('locker_id', '=', lockerId).where('id', 'in', [...cellIds]).execute();

@@ -8,11 +8,12 @@
  * claim's token: an attempt records its outcome only while its lease is still the row's, and a
  * process killed mid-attempt leaves a row that becomes due again when the lease runs out.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../random.js';
 import type { ExpressionBuilder } from 'kysely';
 import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { Database, NotificationRow } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
 import { transaction, type Tx } from '../db/transaction.js';
 
 /** A notification an order's change owes its marketplace, as recorded in the change's transaction. */
@@ -144,22 +145,34 @@ export async function claimDue(cdb: CloudDatabase, now: number, limit: number, l
 
 /** When the next head becomes due (null: nothing undelivered). */
 /** Queues the notification, due at once; its uid is new. */
+const insertNotificationRow = prepared(
+  (db, p: { uid: string; marketplaceId: string; orderId: string; kind: string; body: string; at: number; requestId: string | null; trace: string | null }) =>
+    db.insertInto('notifications').values({
+      uid: p.uid,
+      marketplace_id: p.marketplaceId,
+      order_id: p.orderId,
+      kind: p.kind,
+      body: p.body,
+      created_at: p.at,
+      next_attempt_at: p.at,
+      request_id: p.requestId,
+      trace: p.trace,
+    }),
+);
+
+/** Deferred (db/prepared.ts): nothing of it is read back in the recording transaction. */
 export async function insertNotification(db: Tx, n: NewNotification, at: number): Promise<void> {
-  await db
-    .insertInto('notifications')
-    .values({
-      uid: randomUUID(),
-      marketplace_id: n.marketplaceId,
-      order_id: n.orderId,
-      kind: n.kind,
-      body: n.body,
-      created_at: at,
-      next_attempt_at: at,
-      request_id: n.requestId,
-      // The recording span (tracing on): the delivery continues its trace.
-      trace: traceparentOf() ?? null,
-    })
-    .execute();
+  await insertNotificationRow.defer(db, {
+    uid: uuidV7(),
+    marketplaceId: n.marketplaceId,
+    orderId: n.orderId,
+    kind: n.kind,
+    body: n.body,
+    at,
+    requestId: n.requestId,
+    // The recording span (tracing on): the delivery continues its trace.
+    trace: traceparentOf() ?? null,
+  });
 }
 
 export async function nextDueAt(db: Tx): Promise<number | null> {

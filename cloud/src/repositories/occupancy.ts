@@ -3,6 +3,8 @@
  * what is free) and of the fleet reload's check before it deletes cells.
  */
 import { OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { prepared } from '../db/prepared.js';
+import type { OrderRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
 
 /** Parcel states that occupy a cell. */
@@ -79,4 +81,33 @@ export async function newestOrderWithBarcode(db: Tx, marketplaceId: string, barc
     .orderBy('orders.created_at', 'desc')
     .executeTakeFirst();
   return row && { orderId: row.id, lockerId: row.locker_id };
+}
+
+/** What a reservation reads first: the locker's occupancy version and an order already made under the externalId. */
+export interface ReservationHead {
+  /** Undefined: no such locker. */
+  occupancyVersion: number | undefined;
+  order: OrderRow | undefined;
+}
+
+const reservationHeadQuery = prepared((db, p: { lockerId: number; marketplaceId: string; externalId: string }, dialect) => {
+  const query = db
+    .selectFrom('lockers as l')
+    .leftJoin('orders as o', (join) => join.on('o.marketplace_id', '=', p.marketplaceId).on('o.external_id', '=', p.externalId))
+    .selectAll('o')
+    .select('l.occupancy_version as occupancy_version')
+    .where('l.id', '=', p.lockerId);
+  // SQLite's BEGIN IMMEDIATE already holds the database's write lock.
+  return dialect === 'postgres' ? query.forUpdate('l') : query;
+});
+
+/**
+ * The first statement of a reservation's transaction: it locks the locker's row (PostgreSQL) and
+ * reads its occupancy version and the replay check together, one round trip for three questions.
+ */
+export async function reservationHead(tx: Tx, lockerId: number, marketplaceId: string, externalId: string): Promise<ReservationHead> {
+  const row = await reservationHeadQuery.first(tx, { lockerId, marketplaceId, externalId });
+  if (!row) return { occupancyVersion: undefined, order: undefined };
+  const { occupancy_version: occupancyVersion, ...order } = row;
+  return { occupancyVersion, order: order.id === null ? undefined : (order as OrderRow) };
 }

@@ -311,11 +311,26 @@ export interface OrderApiCall {
   requestId: string;
 }
 
-export async function insertOrderApiCall(db: Tx, c: OrderApiCall): Promise<void> {
-  await db
-    .insertInto('order_api_calls')
-    .values({ order_id: c.orderId, marketplace_id: c.marketplaceId, operation: c.operation, at: c.at, result_code: c.resultCode, request_id: c.requestId })
+/** An API call naming an order by the marketplace's externalId. */
+export type OrderApiCallByExternalId = Omit<OrderApiCall, 'orderId'> & { externalId: string };
+
+/** Records calls in two statements whatever their number: their orders' ids, then the rows. Calls naming no order are left out. */
+export async function insertOrderApiCalls(db: Tx, calls: readonly OrderApiCallByExternalId[]): Promise<void> {
+  if (calls.length === 0) return;
+  const named = new Map(calls.map((c) => [`${c.marketplaceId}\n${c.externalId}`, c]));
+  const orders = await db
+    .selectFrom('orders')
+    .select(['id', 'marketplace_id', 'external_id'])
+    .where((eb) => eb(eb.refTuple('marketplace_id', 'external_id'), 'in', [...named.values()].map((c) => eb.tuple(c.marketplaceId, c.externalId))))
     .execute();
+  const idOf = new Map(orders.map((o) => [`${o.marketplace_id}\n${o.external_id}`, o.id]));
+  const rows = calls.flatMap((c) => {
+    const orderId = idOf.get(`${c.marketplaceId}\n${c.externalId}`);
+    return orderId === undefined
+      ? []
+      : [{ order_id: orderId, marketplace_id: c.marketplaceId, operation: c.operation, at: c.at, result_code: c.resultCode, request_id: c.requestId }];
+  });
+  if (rows.length > 0) await db.insertInto('order_api_calls').values(rows).execute();
 }
 
 export interface OrderHistory {
