@@ -24,6 +24,7 @@ import { migrationProvider } from './migrations.js';
 import { isDeferredWrite, statementName } from './prepared.js';
 import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
+import { BACKSTOP_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqlite, withStatementCache } from './sqlite-statement-cache.js';
 
 export type { Engine } from './engine.js';
@@ -244,6 +245,8 @@ function openSqlite(path: string): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL');
   // Another cloud process (or a CLI) may hold the write lock for a moment.
   sqlite.pragma('busy_timeout = 5000');
+  // Checkpoints run in a worker (sqlite-checkpointer.ts); the writer's own only as a backstop.
+  if (path !== ':memory:') sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   // Outside a transaction, queries on it must queue behind the transaction holding it (Kysely's).
   registerSqlite(db, sqlite, false);
@@ -284,6 +287,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
   }
   const sqlitePath = opts.sqlitePath ?? 'data/cloud.sqlite';
   const db = engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10) : openSqlite(sqlitePath);
+  const checkpointer = engine === 'sqlite' && sqlitePath !== ':memory:' ? startCheckpointer(sqlitePath) : undefined;
   // Opened on first use: the file's tables exist once the migrations have run.
   let reader: Kysely<Database> | undefined;
   const reads = (): Kysely<Database> => (reader ??= engine === 'sqlite' && sqlitePath !== ':memory:' ? openSqliteReader(sqlitePath) : db);
@@ -309,6 +313,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
       }
     },
     async close() {
+      await checkpointer?.stop();
       if (reader && reader !== db) await reader.destroy();
       await db.destroy();
     },
