@@ -112,8 +112,12 @@ export async function startLinkRig(engine: Engine, cleanups: Cleanup[], extraLoc
 
   return {
     emit(n) {
+      // One agent transaction: the batch is what the cloud applies, not n commits of the agent's.
+      const store = agent.agent.store;
       let last = 0;
-      for (let i = 0; i < n; i++) last = agent.agent.store.outbox.emit({ type: 'code.attempt', kind: 'customer', ok: i % 2 === 0 });
+      store.tx(() => {
+        for (let i = 0; i < n; i++) last = store.outbox.emit({ type: 'code.attempt', kind: 'customer', ok: i % 2 === 0 });
+      });
       return acks.until(last);
     },
     rawRoundTrip: () =>

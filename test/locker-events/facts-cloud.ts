@@ -4,6 +4,7 @@
  * applyLockerEvent inside a locker transaction, what operators watching live are told after it), and reads of what the facts recorded: the marketplace's notifications,
  * the locker's commands, alerts and cells.
  */
+import { EventBatch } from '../../cloud/src/sync/up-stream.js';
 import { lockerTransaction } from '../../cloud/src/db/transaction.js';
 import { createLockerEventApplier } from '../../cloud/src/locker-events/apply-locker-event.js';
 import type { Engine } from '../../cloud/src/db/database.js';
@@ -39,7 +40,10 @@ export async function startFactsCloud(engine: Engine): Promise<FactsCloud> {
       const event = { ...body, dseq: ++dseq, at: tc.clock.now() };
       const effect = await lockerTransaction(tc.db, [lockerId], async (tx) => {
         await insertInboxEvent(tx, lockerId, event, tc.clock.now());
-        return apply(tx, lockerId, event);
+        const batch = new EventBatch();
+        const effect = await apply(tx, lockerId, event, batch);
+        await batch.end(tx);
+        return effect;
       });
       effect?.afterCommit?.();
       return effect?.commandsFor ?? [];

@@ -4,6 +4,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import {
   type DatabaseIntrospector,
@@ -191,7 +192,21 @@ function pipelined(client: pg.PoolClient): PostgresPoolClient {
   let inTransaction = false;
   let pending: Promise<void>[] = [];
   let failure: { error: unknown } | undefined;
+  // pg writes each protocol message of a query on its own: five system calls a query, and as many
+  // wake-ups of the server. Corked until the end of the tick, a tick's queries leave in one write.
+  const socket = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+  let corked = false;
+  const cork = (): void => {
+    if (!socket || corked) return;
+    corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      corked = false;
+      socket.uncork();
+    });
+  };
   const send = (sql: string, parameters: readonly unknown[] | undefined): Promise<pg.QueryResult> => {
+    cork();
     const name = statementName(sql);
     return name ? client.query({ name, text: sql, values: parameters as unknown[] }) : client.query(sql, parameters as unknown[]);
   };

@@ -151,3 +151,37 @@ export class PreparedQuery<P extends object, R> {
 export function prepared<P extends object, R>(build: Build<P, R>): PreparedQuery<P, R> {
   return new PreparedQuery(build);
 }
+
+/** Most rows one `preparedRows` statement inserts; more go in further statements. */
+const MAX_ROWS_PER_STATEMENT = 100;
+
+/**
+ * A deferred multi-row insert into `table` of the listed columns: one statement per number of
+ * rows (each built once), at most MAX_ROWS_PER_STATEMENT rows a statement.
+ */
+export function preparedRows<T extends keyof Database, C extends keyof Database[T] & string>(
+  table: T,
+  columns: readonly C[],
+): (db: Db, rows: readonly Record<C, unknown>[]) => Promise<void> {
+  const byCount = new Map<number, PreparedQuery<Record<string, unknown>, unknown>>();
+  const statement = (count: number): PreparedQuery<Record<string, unknown>, unknown> => {
+    let query = byCount.get(count);
+    if (!query) {
+      query = prepared((db, p: Record<string, unknown>) =>
+        db.insertInto(table).values(Array.from({ length: count }, (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${c}${i}`]]))) as never),
+      );
+      byCount.set(count, query);
+    }
+    return query;
+  };
+  return async (db, rows) => {
+    for (let from = 0; from < rows.length; from += MAX_ROWS_PER_STATEMENT) {
+      const slice = rows.slice(from, from + MAX_ROWS_PER_STATEMENT);
+      const values: Record<string, unknown> = {};
+      slice.forEach((row, i) => {
+        for (const c of columns) values[`${c}${i}`] = row[c];
+      });
+      await statement(slice.length).defer(db, values);
+    }
+  };
+}

@@ -5,7 +5,7 @@
  * they were read in the same transaction.
  */
 import type { OrderTransitionsTable, OrderRow, ParcelRow } from '../db/schema.js';
-import { deferWrite, prepared, type PreparedQuery } from '../db/prepared.js';
+import { deferWrite, prepared, preparedRows } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 import { TERMINAL_ORDER_STATES } from '../../../shared/src/enums.js';
 
@@ -39,29 +39,12 @@ void everyParcelColumn;
 
 const insertOrderRow = prepared((db, p: OrderRow) => db.insertInto('orders').values(Object.fromEntries(ORDER_COLUMNS.map((c) => [c, p[c]])) as OrderRow));
 
-/** One statement per number of parcels (an order has a few): built once for each count. */
-const insertParcelRows = new Map<number, PreparedQuery<Record<string, unknown>, unknown>>();
-
-function parcelsInsert(count: number): PreparedQuery<Record<string, unknown>, unknown> {
-  let query = insertParcelRows.get(count);
-  if (!query) {
-    query = prepared((db, p: Record<string, unknown>) =>
-      db.insertInto('parcels').values(Array.from({ length: count }, (_, i) => Object.fromEntries(PARCEL_COLUMNS.map((c) => [c, p[`${c}${i}`]])) as ParcelRow)),
-    );
-    insertParcelRows.set(count, query);
-  }
-  return query;
-}
+const insertParcelRows = preparedRows('parcels', PARCEL_COLUMNS);
 
 /** A new order and its parcels, in two statements whatever their number (deferred: nothing is read back). */
 export async function insertOrder(tx: Tx, order: OrderRow, parcels: readonly ParcelRow[]): Promise<void> {
   await insertOrderRow.defer(tx, order);
-  if (parcels.length === 0) return;
-  const values: Record<string, unknown> = {};
-  parcels.forEach((parcel, i) => {
-    for (const c of PARCEL_COLUMNS) values[`${c}${i}`] = parcel[c];
-  });
-  await parcelsInsert(parcels.length).defer(tx, values);
+  await insertParcelRows(tx, parcels);
 }
 
 /** Writes the order's and its parcels' changed columns; parcels not in `parcelsBefore` are inserted. */

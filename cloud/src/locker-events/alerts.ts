@@ -9,7 +9,8 @@
 import type { Logger } from 'pino';
 import type { Tx } from '../db/transaction.js';
 import type { LiveMessage } from '../operator/live-feed.js';
-import { type Alert, type AlertSeverity, raiseAlert, resolveAlertsByKey } from '../repositories/alerts.js';
+import { type Alert, type AlertSeverity, insertHistory, type NewAlert, raiseAlert, resolveAlertsByKey } from '../repositories/alerts.js';
+import type { EventBatch } from '../sync/up-stream.js';
 import type { EventContext } from './context.js';
 
 export type { AlertSeverity } from '../repositories/alerts.js';
@@ -52,12 +53,38 @@ async function store(db: Tx, lockerId: number, dseq: number | null, occurredAt: 
     occurredAt,
     receivedAt,
   });
-  return [...resolved, ...(stored.status === 'history' ? [] : [stored])].map(alertMessage);
+  return [...resolved, ...(stored ? [stored] : [])].map(alertMessage);
+}
+
+/** Routine facts of a batch, kept in one statement at its end: nothing reads them back meanwhile. */
+const historyOf = new WeakMap<EventBatch, NewAlert[]>();
+
+function keepHistory(ctx: EventContext, alert: AlertDraft): void {
+  let rows = historyOf.get(ctx.batch);
+  if (!rows) {
+    const batchRows: NewAlert[] = [];
+    historyOf.set(ctx.batch, (rows = batchRows));
+    ctx.batch.atEnd((tx) => insertHistory(tx, batchRows));
+  }
+  const { event, locker } = ctx;
+  rows.push({
+    lockerId: locker.id,
+    dseq: event.dseq,
+    kind: alert.kind,
+    severity: alert.severity,
+    cellId: alert.cellId ?? null,
+    orderId: alert.orderId ?? null,
+    detail: alert.detail,
+    dedupKey: dedupKeyOf(locker.id, alert),
+    occurredAt: event.at,
+    receivedAt: ctx.now,
+  });
 }
 
 export async function recordAlert(ctx: EventContext, alert: AlertDraft): Promise<void> {
   const { event, locker } = ctx;
-  ctx.live.push(...(await store(ctx.tx, locker.id, event.dseq, event.at, ctx.now, alert)));
+  if (alert.severity === 'info' && !alert.clears) keepHistory(ctx, alert);
+  else ctx.live.push(...(await store(ctx.tx, locker.id, event.dseq, event.at, ctx.now, alert)));
   const fields = { lockerId: locker.id, dseq: event.dseq, kind: alert.kind, cellId: alert.cellId ?? undefined, orderId: alert.orderId ?? undefined, ...alert.detail };
   if (alert.severity === 'info') ctx.log.info(fields, 'locker fact');
   else ctx.log.warn({ ...fields, severity: alert.severity }, 'locker alert');

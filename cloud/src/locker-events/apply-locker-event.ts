@@ -7,8 +7,8 @@
  */
 import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
-import { lockerById } from '../repositories/lockers.js';
-import type { ApplyEvent } from '../sync/up-stream.js';
+import { lockerById, type Locker } from '../repositories/lockers.js';
+import type { ApplyEvent, EventBatch } from '../sync/up-stream.js';
 import { recordAlert } from './alerts.js';
 import { applyCellFlags } from './cell-facts.js';
 import type { EventContext, LockerEventDeps } from './context.js';
@@ -68,16 +68,22 @@ async function dispatch(ctx: EventContext): Promise<void> {
 /** The locker link's ApplyEvent for the domain: `applyLockerEvent(tx, lockerId, event)`. */
 export function createLockerEventApplier(deps: LockerEventDeps): ApplyEvent {
   const log = deps.logger.child({ part: 'locker-events' });
-  return async function applyLockerEvent(tx: Tx, lockerId: number, event: LockerEvent) {
-    const locker = await lockerById(tx, lockerId);
-    const ctx: EventContext = { tx, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set(), live: [] };
+  // The locker row, read once per batch: nothing in a batch's transaction changes it.
+  const lockers = new WeakMap<EventBatch, Locker>();
+  return async function applyLockerEvent(tx: Tx, lockerId: number, event: LockerEvent, batch: EventBatch) {
+    let locker = lockers.get(batch);
+    if (locker?.id !== lockerId) lockers.set(batch, (locker = await lockerById(tx, lockerId)));
+    const ctx: EventContext = { tx, batch, locker, event, now: deps.clock.now(), deps, log, commandsFor: new Set(), live: [] };
     await dispatch(ctx);
-    deps.metrics?.lockerEvents.applied(event.type);
     ctx.live.unshift({ type: 'locker', lockerId, fact: event.type, ...('cellId' in event ? { cellId: event.cellId } : {}) });
     const feed = deps.signals?.live;
     return {
       ...(ctx.commandsFor.size > 0 ? { commandsFor: [...ctx.commandsFor] } : {}),
-      ...(feed ? { afterCommit: () => ctx.live.forEach((m) => feed.publish(m)) } : {}),
+      // Counted and told once committed: a batch redone after a failure counts each event once.
+      afterCommit: () => {
+        deps.metrics?.lockerEvents.applied(event.type);
+        if (feed) ctx.live.forEach((m) => feed.publish(m));
+      },
     };
   };
 }

@@ -4,6 +4,7 @@ import type { LockerEvent } from '../../../shared/src/protocol.js';
 import type { AllocationOptions } from '../allocation/options.js';
 import type { Clock } from '../clock.js';
 import type { Tx } from '../db/transaction.js';
+import type { EventBatch } from '../sync/up-stream.js';
 import type { CloudMetrics } from '../metrics/cloud-metrics.js';
 import type { ReservationRule } from '../orders/intent.js';
 import type { RandomSource } from '../random.js';
@@ -24,6 +25,8 @@ export interface LockerEventDeps {
 
 export interface EventContext<E extends LockerEvent = LockerEvent> {
   tx: Tx;
+  /** The events applied with this one (sync/up-stream.ts): rows written once for them all. */
+  batch: EventBatch;
   locker: Locker;
   event: E;
   /** Cloud time of applying the fact (state changes); the fact's own time is `event.at`. */

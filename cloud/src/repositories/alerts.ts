@@ -7,6 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { LockerAlertRow } from '../db/schema.js';
+import { preparedRows } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -81,34 +82,64 @@ function toAlert(r: LockerAlertRow): Alert {
   };
 }
 
+const ALERT_COLUMNS = [
+  'locker_id', 'dseq', 'kind', 'severity', 'cell_id', 'order_id', 'detail', 'occurred_at', 'received_at', 'status', 'dedup_key', 'count', 'last_seen_at',
+] as const;
+const insertAlertRows = preparedRows('locker_alerts', ALERT_COLUMNS);
+
+/** Routine facts (history), in one deferred statement (db/prepared.ts): nothing of them is read back. */
+export async function insertHistory(db: Tx, alerts: readonly NewAlert[]): Promise<void> {
+  await insertAlertRows(
+    db,
+    alerts.map((a) => ({
+      locker_id: a.lockerId,
+      dseq: a.dseq,
+      kind: a.kind,
+      severity: a.severity,
+      cell_id: a.cellId,
+      order_id: a.orderId,
+      detail: JSON.stringify(a.detail),
+      occurred_at: a.occurredAt,
+      received_at: a.receivedAt,
+      status: 'history',
+      dedup_key: a.dedupKey,
+      count: 1,
+      last_seen_at: a.receivedAt,
+    })),
+  );
+}
+
 /**
- * Records a fact: history when routine, else a new alert or a repeat of the active one with the
- * same key. Callers hold the locker's transaction, so two repeats never both add a row.
+ * Records a fact: history when routine (undefined: no row is read back), else a new alert or a
+ * repeat of the active one with the same key. Callers hold the locker's transaction, so two
+ * repeats never both add a row.
  */
-export async function raiseAlert(db: Tx, alert: NewAlert): Promise<Alert> {
-  if (alert.severity !== 'info') {
-    const active = await db
-      .selectFrom('locker_alerts')
-      .select('id')
-      .where('dedup_key', '=', alert.dedupKey)
-      .where('status', 'in', [...ACTIVE_ALERT_STATUSES])
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
-    if (active) {
-      const row = await db
-        .updateTable('locker_alerts')
-        .set((eb) => ({
-          count: eb('count', '+', 1),
-          last_seen_at: alert.receivedAt,
-          detail: JSON.stringify(alert.detail),
-          // A repeat that is worse raises the alert's severity; a milder one leaves it.
-          severity: alert.severity === 'critical' ? 'critical' : eb.ref('severity'),
-        }))
-        .where('id', '=', active.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toAlert(row);
-    }
+export async function raiseAlert(db: Tx, alert: NewAlert): Promise<Alert | undefined> {
+  if (alert.severity === 'info') {
+    await insertHistory(db, [alert]);
+    return undefined;
+  }
+  const active = await db
+    .selectFrom('locker_alerts')
+    .select('id')
+    .where('dedup_key', '=', alert.dedupKey)
+    .where('status', 'in', [...ACTIVE_ALERT_STATUSES])
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  if (active) {
+    const row = await db
+      .updateTable('locker_alerts')
+      .set((eb) => ({
+        count: eb('count', '+', 1),
+        last_seen_at: alert.receivedAt,
+        detail: JSON.stringify(alert.detail),
+        // A repeat that is worse raises the alert's severity; a milder one leaves it.
+        severity: alert.severity === 'critical' ? 'critical' : eb.ref('severity'),
+      }))
+      .where('id', '=', active.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toAlert(row);
   }
   const row = await db
     .insertInto('locker_alerts')
@@ -122,7 +153,7 @@ export async function raiseAlert(db: Tx, alert: NewAlert): Promise<Alert> {
       detail: JSON.stringify(alert.detail),
       occurred_at: alert.occurredAt,
       received_at: alert.receivedAt,
-      status: alert.severity === 'info' ? 'history' : 'open',
+      status: 'open',
       dedup_key: alert.dedupKey,
       count: 1,
       last_seen_at: alert.receivedAt,

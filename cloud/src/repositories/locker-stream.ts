@@ -6,7 +6,7 @@
  */
 import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
-import { prepared } from '../db/prepared.js';
+import { prepared, preparedRows } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 
 /** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
@@ -140,6 +140,16 @@ export async function ackedDseq(db: Tx, lockerId: number): Promise<number | unde
   return row?.acked_dseq;
 }
 
+const lockedAckedDseqQuery = prepared((db, p: { lockerId: number }, dialect) => {
+  const query = db.selectFrom('lockers').select('acked_dseq').where('id', '=', p.lockerId);
+  return dialect === 'postgres' ? query.forUpdate() : query;
+});
+
+/** acked_dseq as the first statement of a transaction: it locks the locker's row too (PostgreSQL). */
+export async function lockedAckedDseq(db: Tx, lockerId: number): Promise<number | undefined> {
+  return (await lockedAckedDseqQuery.first(db, { lockerId }))?.acked_dseq;
+}
+
 /** Sets acked_dseq; with `seenAt`, the locker was seen then too. */
 export async function setAckedDseq(db: Tx, lockerId: number, dseq: number, seenAt?: number): Promise<void> {
   await db
@@ -147,6 +157,35 @@ export async function setAckedDseq(db: Tx, lockerId: number, dseq: number, seenA
     .set({ acked_dseq: dseq, ...(seenAt !== undefined ? { last_seen_at: seenAt } : {}) })
     .where('id', '=', lockerId)
     .execute();
+}
+
+const setAckedSeen = prepared((db, p: { lockerId: number; dseq: number; seenAt: number }) =>
+  db.updateTable('lockers').set({ acked_dseq: p.dseq, last_seen_at: p.seenAt }).where('id', '=', p.lockerId),
+);
+
+/** setAckedDseq at the end of a batch, deferred (db/prepared.ts): travels with the COMMIT. */
+export async function setAckedDseqDeferred(db: Tx, lockerId: number, dseq: number, seenAt: number): Promise<void> {
+  await setAckedSeen.defer(db, { lockerId, dseq, seenAt });
+}
+
+const INBOX_COLUMNS = ['locker_id', 'dseq', 'type', 'body', 'occurred_at', 'received_at'] as const;
+const insertInboxRows = preparedRows('inbox_events', INBOX_COLUMNS);
+
+/**
+ * Keeps events in the inbox, in one deferred statement (db/prepared.ts): for a caller that holds
+ * the locker and knows their dseqs lie beyond acked_dseq; a row already there fails the insert,
+ * and the transaction.
+ */
+export async function insertInboxEvents(db: Tx, lockerId: number, events: readonly LockerEvent[], receivedAt: number): Promise<void> {
+  if (events.length === 0) return;
+  await insertInboxRows(
+    db,
+    events.map((event) => {
+      // The trace context is how the fact travelled, not part of it.
+      const { dseq, at, traceparent: _traceparent, ...body } = event;
+      return { locker_id: lockerId, dseq, type: event.type, body: JSON.stringify(body), occurred_at: at, received_at: receivedAt };
+    }),
+  );
 }
 
 /** Keeps the event in the inbox; false when the inbox already holds its (locker, dseq). */

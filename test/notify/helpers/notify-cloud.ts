@@ -11,6 +11,7 @@ import { startCloud, type RunningCloud } from '../../../cloud/src/cloud.js';
 import { loadConfig } from '../../../cloud/src/config.js';
 import type { Engine } from '../../../cloud/src/db/database.js';
 import { lockerTransaction } from '../../../cloud/src/db/transaction.js';
+import { EventBatch } from '../../../cloud/src/sync/up-stream.js';
 import { createStorageClock, type StorageClock } from '../../../cloud/src/expiry/storage-clock.js';
 import { loadStorageClockSettings } from '../../../cloud/src/expiry/settings.js';
 import type { FleetInput } from '../../../cloud/src/fleet/fleet-schema.js';
@@ -118,7 +119,12 @@ export async function startNotifyCloud(
     },
     async fact(lockerId, body) {
       const event = { ...body, dseq: ++dseq, at: clock.now() };
-      const effect = await lockerTransaction(db, [lockerId], (tx) => applyLockerEvent(tx, lockerId, event));
+      const effect = await lockerTransaction(db, [lockerId], async (tx) => {
+        const batch = new EventBatch();
+        const applied = await applyLockerEvent(tx, lockerId, event, batch);
+        await batch.end(tx);
+        return applied;
+      });
       cloud.deps.signals.notificationsRecorded();
       cloud.deps.signals.commandsRecorded([lockerId, ...(effect?.commandsFor ?? [])]);
     },
