@@ -11,6 +11,12 @@ export interface RequestScope {
   requestId: string;
   /** Called with the answer inside the transaction that makes the operation's effect. */
   answered?: (tx: Tx, answer: unknown) => Promise<void>;
+  /**
+   * The call's record on the order's timeline (http/order-api-calls.ts), written in the
+   * transaction that created the order (`record`), and `recorded()` once that committed, so the
+   * call is not recorded again after its answer.
+   */
+  call?: { record(tx: Tx, orderId: string): Promise<void>; recorded(): void };
 }
 
 /** Hands the answer to the request's Idempotency-Key, if it has one, in the caller's transaction. */

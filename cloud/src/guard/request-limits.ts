@@ -48,13 +48,16 @@ declare module 'fastify' {
 
 const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const resolver = new CallerResolver(deps.cdb, deps.clock);
+  const counters = new WindowCounters(deps.cdb, deps.clock);
+  // Hits counted in the process reach the shared table before the process lets go of it.
+  app.addHook('onClose', () => counters.flush());
   const callerOf = (req: FastifyRequest): Caller => req.limitedCaller!;
   app.decorateRequest('limitedCaller', null);
 
   await app.register(fastifyRateLimit, {
     global: false,
     enableDraftSpec: true,
-    store: databaseStore(new WindowCounters(deps.cdb, deps.clock), (bucket) => deps.logger.warn({ bucket }, 'request limit reached')),
+    store: databaseStore(counters, (bucket) => deps.logger.warn({ bucket }, 'request limit reached')),
     keyGenerator: async (req) => {
       // The key kind the path's route group authenticates (http/plugins/authentication.ts).
       const caller = await resolver.callerOf(req, app.apiKeyKindOf(req.url));

@@ -37,6 +37,8 @@ const PRUNE_EVERY_MS = 60_000;
 export const LOCAL_SHARE = 0.5;
 /** At most this share of the limit (and at least one hit) held unwritten by one process. */
 export const PENDING_SHARE = 0.05;
+/** Hits counted in the process are written at most this long after (one upsert for all of them). */
+export const MERGE_EVERY_MS = 100;
 /** Windows remembered at most (the keys of one window: marketplaces, partners, client addresses). */
 const KNOWN_AT_MOST = 100_000;
 
@@ -58,11 +60,13 @@ interface Known {
 export class WindowCounters {
   #lastPrune = -Infinity;
   #queue: QueuedHits[] = [];
-  #counting = false;
+  /** The upsert under way. */
+  #running: Promise<void> | undefined;
   readonly #known = new Map<string, Known>();
   /** Hits counted in the process and not yet written, over all windows, and those windows. */
   #pending = 0;
   readonly #unwritten = new Set<string>();
+  #mergeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cdb: CloudDatabase,
@@ -94,6 +98,20 @@ export class WindowCounters {
     return windows.map((w, i) => ({ key: w.key, hits: hits[i]!, ttlMs: w.expiresAt - now }));
   }
 
+  #merge(): void {
+    this.#mergeTimer = undefined;
+    if (!this.#running && this.#pending > 0) this.#start();
+  }
+
+  /** Writes the hits counted in the process now (a process that stops). */
+  async flush(): Promise<void> {
+    clearTimeout(this.#mergeTimer);
+    this.#mergeTimer = undefined;
+    await this.#running;
+    if (this.#pending > 0 || this.#queue.length > 0) this.#start();
+    await this.#running;
+  }
+
   #knownOf(w: WindowHit): Known {
     const id = windowHitId(w.key, w.windowStart);
     let known = this.#known.get(id);
@@ -108,13 +126,24 @@ export class WindowCounters {
     for (const [id, k] of this.#known) if (k.pending === 0) this.#known.delete(id);
   }
 
-  /** Starts counting what is queued or pending unless an upsert is under way (it starts the next when done). */
+  /**
+   * Starts counting what is queued unless an upsert is under way (it starts the next when done);
+   * hits counted in the process alone wait for the next merge, so under any load they cost one
+   * upsert per MERGE_EVERY_MS, not one per request.
+   */
   #next(): void {
-    if (this.#counting || (this.#queue.length === 0 && this.#pending === 0)) return;
-    this.#counting = true;
-    const batch = this.#queue.splice(0);
-    void this.#count(batch).finally(() => {
-      this.#counting = false;
+    if (this.#running) return;
+    if (this.#queue.length === 0) {
+      if (this.#pending > 0) this.#mergeTimer ??= setTimeout(() => this.#merge(), MERGE_EVERY_MS).unref();
+      return;
+    }
+    this.#start();
+  }
+
+  /** One upsert of what is queued and pending; the next starts when it is done. */
+  #start(): void {
+    this.#running = this.#count(this.#queue.splice(0)).finally(() => {
+      this.#running = undefined;
       this.#next();
     });
   }
@@ -166,7 +195,8 @@ export class WindowCounters {
           q.windows.map((w, j) => {
             const id = windowHitId(w.key, w.windowStart);
             const row = rows.get(id)!;
-            return (totals.get(id) ?? row.count) - row.count + (taken.get(id) ?? 0) + places[i]![j]!;
+            // The place counts the hits written before it in this upsert, those counted in the process included.
+            return (totals.get(id) ?? row.count) - row.count + places[i]![j]!;
           }),
         ),
       );

@@ -13,6 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { claimKey, answerInTransaction, type KeyClaim, parseIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { requestHash } from '../orders/request-hash.js';
 import { releaseClaim, storeAnswer } from '../repositories/idempotency.js';
+import type { RequestScope } from '../request-scope.js';
 import type { ServiceDeps } from '../services.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -31,20 +32,20 @@ declare module 'fastify' {
   }
 }
 
-/** The services' dependencies for this request: its id, and the hook that stores an idempotent answer. */
-export function scopedDeps(deps: ServiceDeps, req: FastifyRequest): ServiceDeps {
+/**
+ * The services' dependencies for this request: its id, the hook that stores an idempotent answer,
+ * and (`call`) the record of the call on the order it creates.
+ */
+export function scopedDeps(deps: ServiceDeps, req: FastifyRequest, call?: RequestScope['call']): ServiceDeps {
   const state = req.idempotency;
-  if (!state) return { ...deps, request: { requestId: req.id } };
-  return {
-    ...deps,
-    request: {
-      requestId: req.id,
-      answered: async (tx, answer) => {
-        await answerInTransaction(tx, state.claim, answer);
-        state.answeredInTransaction = true;
-      },
-    },
-  };
+  const request: RequestScope = { requestId: req.id, ...(call ? { call } : {}) };
+  if (state) {
+    request.answered = async (tx, answer) => {
+      await answerInTransaction(tx, state.claim, answer);
+      state.answeredInTransaction = true;
+    };
+  }
+  return { ...deps, request };
 }
 
 /** The hooks of an idempotent route. */

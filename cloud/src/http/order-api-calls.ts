@@ -12,7 +12,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../services.js';
 import { sharingCommit } from '../db/transaction.js';
 import { CoalescedWrites } from '../db/coalesced-writes.js';
-import { insertOrderApiCalls, type OrderApiCallByExternalId } from '../repositories/operator-views.js';
+import { insertOrderApiCall, insertOrderApiCalls, type OrderApiCallByExternalId } from '../repositories/operator-views.js';
+import type { RequestScope } from '../request-scope.js';
 import { marketplaceOf } from './plugins/authentication.js';
 
 /** Route (without the group's prefix) -> the operation's name and the body field naming the order. */
@@ -28,19 +29,39 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The envelope's resultCode of a refused answer (0: success). */
     answeredCode: number;
+    /** The call was recorded in the transaction of its operation (a new order): not again. */
+    apiCallRecorded: boolean;
   }
 }
 
 function operationOf(req: FastifyRequest, prefix: string): { operation: string; externalId: string } | undefined {
   const url = req.routeOptions.url;
-  const op = url === undefined ? undefined : ORDER_OPERATIONS[url.slice(prefix.length)];
+  const op = url?.startsWith(prefix) ? ORDER_OPERATIONS[url.slice(prefix.length)] : undefined;
   const body = req.body as Record<string, unknown> | null | undefined;
   const externalId = op && body && typeof body === 'object' ? body[op.field] : undefined;
   return op && typeof externalId === 'string' ? { operation: op.operation, externalId } : undefined;
 }
 
+/**
+ * For an operation that creates the order it names: the call's record, written in the
+ * operation's transaction (no statement of its own after the answer), with result code 0.
+ */
+export function callRecorder(deps: Pick<ServiceDeps, 'clock'>, req: FastifyRequest, prefix: string): RequestScope['call'] {
+  const call = req.caller?.kind === 'marketplace' ? operationOf(req, prefix) : undefined;
+  if (!call) return undefined;
+  const marketplaceId = marketplaceOf(req).id;
+  return {
+    record: (tx, orderId) =>
+      insertOrderApiCall(tx, { orderId, marketplaceId, operation: call.operation, at: deps.clock.now(), resultCode: 0, requestId: String(req.id) }),
+    recorded: () => {
+      req.apiCallRecorded = true;
+    },
+  };
+}
+
 export function recordOrderApiCalls(app: FastifyInstance, deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'logger'>, prefix: string): void {
   app.decorateRequest('answeredCode', 0);
+  app.decorateRequest('apiCallRecorded', false);
   app.addHook('onSend', (req, reply, payload, done) => {
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       try {
@@ -57,7 +78,7 @@ export function recordOrderApiCalls(app: FastifyInstance, deps: Pick<ServiceDeps
     (err, batch) => deps.logger.error({ err, calls: batch.length }, 'recording order API calls failed'),
   );
   app.addHook('onResponse', async (req) => {
-    const call = req.caller?.kind === 'marketplace' ? operationOf(req, prefix) : undefined;
+    const call = req.caller?.kind === 'marketplace' && !req.apiCallRecorded ? operationOf(req, prefix) : undefined;
     if (!call) return;
     await writes.add({
       marketplaceId: marketplaceOf(req).id,

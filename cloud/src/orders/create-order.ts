@@ -138,6 +138,7 @@ async function createInTransaction(tx: Tx, { deps, marketplace, req, mode, hash,
     at: now,
     reservation: { timezone: locker.timezone, graceMinutes: config.reservationGraceMinutes },
   });
+  await deps.request?.call?.record(tx, order.id);
   const reserved: Reserved = { orderId: order.id, externalId: order.external_id, marketplaceId: marketplace.id, cells: mode === 'smartorder/create' ? allocation.cells : [] };
   return { answer: await recordAnswer(deps.request, tx, result), written: { applied, view, reserved } };
 }
@@ -191,6 +192,7 @@ export async function createOrder(
       occupancy.keep(view);
     }
     signalApplied(deps.signals, [applied]);
+    deps.request?.call?.recorded();
   }
   return outcome.answer;
 }

@@ -7,6 +7,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import { OrderState } from '../../../shared/src/enums.js';
 import type { Database } from '../db/schema.js';
+import { prepared } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 import { type CellFlag } from '../../../shared/src/enums.js';
 import { cellFlags } from './lockers.js';
@@ -309,6 +310,22 @@ export interface OrderApiCall {
   at: number;
   resultCode: number;
   requestId: string;
+}
+
+const insertApiCallRow = prepared((db, p: OrderApiCall) =>
+  db.insertInto('order_api_calls').values({
+    order_id: p.orderId,
+    marketplace_id: p.marketplaceId,
+    operation: p.operation,
+    at: p.at,
+    result_code: p.resultCode,
+    request_id: p.requestId,
+  }),
+);
+
+/** One call on an order known by id, deferred (db/prepared.ts): written with the operation's own transaction. */
+export async function insertOrderApiCall(db: Tx, call: OrderApiCall): Promise<void> {
+  await insertApiCallRow.defer(db, call);
 }
 
 /** An API call naming an order by the marketplace's externalId. */

@@ -33,7 +33,7 @@ import { updateOrder } from '../../orders/update-order.js';
 import type { ServiceDeps } from '../../services.js';
 import { requireJsonBody } from '../error-handler.js';
 import { idempotentRoute, scopedDeps } from '../idempotency.js';
-import { recordOrderApiCalls } from '../order-api-calls.js';
+import { callRecorder, recordOrderApiCalls } from '../order-api-calls.js';
 import { inRequestSpan } from '../request-span.js';
 import { marketplaceOf } from '../plugins/authentication.js';
 
@@ -70,7 +70,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
       preHandler: idempotent.preHandler,
       onSend: idempotent.onSend,
     },
-    async (req) => inRequestSpan(req, 'smartorder/create', () => createOrder(scopedDeps(deps, req), marketplaceOf(req), req.body, 'smartorder/create')),
+    async (req) => inRequestSpan(req, 'smartorder/create', () => createOrder(scopedDeps(deps, req, callRecorder(deps, req, V4_PREFIX)), marketplaceOf(req), req.body, 'smartorder/create')),
   );
 
   app.put(
@@ -88,7 +88,7 @@ export const marketplaceRoutes: FastifyPluginAsyncZod<MarketplaceRoutesOptions> 
       preHandler: idempotent.preHandler,
       onSend: idempotent.onSend,
     },
-    async (req) => inRequestSpan(req, 'order/create', () => createOrder(scopedDeps(deps, req), marketplaceOf(req), req.body, 'order/create')),
+    async (req) => inRequestSpan(req, 'order/create', () => createOrder(scopedDeps(deps, req, callRecorder(deps, req, V4_PREFIX)), marketplaceOf(req), req.body, 'order/create')),
   );
 
   app.put(
