@@ -227,6 +227,23 @@ describe.each(testEngines())('rate limits and guess lockout on %s', (engine) => 
       expectRefused(await raw(base, 'GET', LOCKER, shopA), 60);
     });
 
+    // Concurrent writers of one SQLite file in one test process wait on each other's busy handler
+    // synchronously; several processes share a limit on PostgreSQL (docs/operations.md).
+    it.runIf(engine === 'postgres')('hold a shared limit within its tolerance while both count in the process (docs/decisions.md)', async () => {
+      const fleet = limitedFleet();
+      fleet.marketplaces.find((m) => m.id === 'shop-a')!.rateLimits = { requests: { max: 40, windowSeconds: 60 } };
+      tc.writeFleet(fleet);
+      await tc.cloud.reloadFleet();
+      await second.reloadFleet();
+      tc.clock.advance(10_000); // past the remembered limits of the key
+      const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => raw(i % 2 === 0 ? base : second.url, 'GET', LOCKER, shopA)));
+      const admitted = answers.filter((a) => a.status === 200).length;
+      // Exact in one process; across P processes at most max + (P - 1) * ceil(5% of max).
+      expect(admitted).toBeGreaterThanOrEqual(40);
+      expect(admitted).toBeLessThanOrEqual(40 + Math.ceil(0.05 * 40));
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(120 - admitted);
+    });
+
     it('share the failures and the lock of a guessed barcode', async () => {
       expect((await raw(base, 'PUT', SMART, shopB, orderBody('T-1'))).status).toBe(200);
       const code: string = (await raw(second.url, 'PUT', ROUTE, { 'Partner-Api-Key': KEYS.partner }, routeBody({}, { postamatIds: [1] }))).body.postamatAccessCode;
