@@ -46,11 +46,15 @@ const holderArb = (cells: number) =>
     kind: fc.constantFrom('reserved', 'loaded', 'awaitingReturn', 'awaitingReturn'),
   });
 
-const lockerArb = fc
+type LockerInput = { cells: CellInput[]; holders: HolderInput[]; usable: boolean };
+type CellInput = typeof cellArb extends fc.Arbitrary<infer T> ? T : never;
+type HolderInput = ReturnType<typeof holderArb> extends fc.Arbitrary<infer T> ? T : never;
+
+const lockerArb: fc.Arbitrary<LockerInput> = fc
   .array(cellArb, { minLength: 1, maxLength: 24 })
   .chain((cells) => fc.record({ cells: fc.constant(cells), holders: fc.array(holderArb(cells.length), { maxLength: 12 }), usable: fc.boolean() }));
 
-function build({ cells, holders, usable }: fc.Infer<typeof lockerArb>): LockerOccupancy {
+function build({ cells, holders, usable }: LockerInput): LockerOccupancy {
   const rows: Cell[] = cells.map((c, i) => ({ lockerId: 7, id: i * 3 + 1, bus: 'a', board: 0, lock: i + 1, ...c, flags: [...c.flags] }));
   const held: CellHolder[] = holders.map((h, i) => {
     // An order belongs to one marketplace and has one state: the state follows from its first holder.
