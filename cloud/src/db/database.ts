@@ -50,6 +50,12 @@ export interface CloudDatabase {
    * it; an in-memory database has no second connection and reads through `db`. PostgreSQL: `db`.
    */
   readonly reads: Kysely<Database>;
+  /**
+   * For health probes and metric scrapes, which must never wait behind the requests: SQLite's
+   * reading connection (the writer may be held by a group of transactions); on PostgreSQL a
+   * connection of its own, outside the request pool (which requests in flight may exhaust).
+   */
+  readonly probes: Kysely<Database>;
   readonly engine: Engine;
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -277,9 +283,9 @@ function openSqliteReader(path: string): Kysely<Database> {
   return db;
 }
 
-/** One round trip to the database (health checks); throws when it cannot be reached. */
+/** One round trip to the database (health checks), off the requests' path; throws when it cannot be reached. */
 export async function pingDatabase(cdb: CloudDatabase): Promise<void> {
-  await sql`select 1`.execute(cdb.db);
+  await sql`select 1`.execute(cdb.probes);
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -306,12 +312,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
   // Opened on first use: the file's tables exist once the migrations have run.
   let reader: Kysely<Database> | undefined;
   const reads = (): Kysely<Database> => (reader ??= engine === 'sqlite' && sqlitePath !== ':memory:' ? openSqliteReader(sqlitePath) : db);
+  let prober: Kysely<Database> | undefined;
+  const probes = (): Kysely<Database> => (prober ??= engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, 1) : reads());
 
   return {
     db,
     engine,
     get reads() {
       return reads();
+    },
+    get probes() {
+      return probes();
     },
     async migrate() {
       // With several schemas in one database (tests, installations side by side) Kysely must be
@@ -329,6 +340,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
     },
     async close() {
       await checkpointer?.stop();
+      if (prober && prober !== reader && prober !== db) await prober.destroy();
       if (reader && reader !== db) await reader.destroy();
       await db.destroy();
     },

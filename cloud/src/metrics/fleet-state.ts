@@ -122,7 +122,7 @@ export class FleetStateMetrics {
     const ping = await timedPing(sources.cdb);
     const brokerUp = sources.brokerConnected() === true;
     // Without the database the aggregates are left out rather than failing the whole scrape.
-    const vitals = ping.up ? await fleetVitals(sources.cdb.db).catch(() => null) : null;
+    const vitals = ping.up ? await fleetVitals(sources.cdb.probes).catch(() => null) : null;
     return { dbUp: ping.up, pingSeconds: ping.latencyMs / 1000, brokerUp, vitals, now: sources.clock.now() };
   }
 }
