@@ -25,7 +25,8 @@ export function benchFleet(lockerIds: readonly number[], cells = 48): FleetInput
       location: { id, city: 'Moscow', street: 'Bench street', house: String(id), latitude: 55.75, longitude: 37.61, fullAddress: `Moscow, Bench street, ${id}` },
       boardFamily: 'kerong-cu48',
       mqttPasswordSha256: sha(lockerPassword(id)),
-      cells: Array.from({ length: cells }, (_, i) => ({ id: i + 1, width: 400, height: sizes[Math.floor((i * sizes.length) / cells)]!, board: 0, lock: i + 1 })),
+      // 48 locks a board (CU48): a locker of 400 cells has 9 boards.
+      cells: Array.from({ length: cells }, (_, i) => ({ id: i + 1, width: 400, height: sizes[Math.floor((i * sizes.length) / cells)]!, board: Math.floor(i / 48), lock: (i % 48) + 1 })),
     })),
     // The benchmarks measure what a request costs (the limiter's counting included), not the limit.
     marketplaces: [{ id: 'bench-shop', name: 'Bench shop', apiKeySha256: [sha(BENCH_KEYS.shop)], rateLimits: { requests: { max: 1_000_000, windowSeconds: 1 } } }],

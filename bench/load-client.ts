@@ -15,6 +15,8 @@ export interface LoadSpec {
   request: { kind: 'get'; path: string } | { kind: 'smartorder/create'; lockers: number[]; date: string; prefix: string };
   inFlight: number;
   durationMs: number;
+  /** Stop after this many requests instead (a warm-up that touches every locker once). */
+  requests?: number;
 }
 
 export interface LoadResult {
@@ -79,8 +81,13 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 
   const started = performance.now();
   const end = started + spec.durationMs;
+  let begun = 0;
+  const more = (): boolean => (spec.requests !== undefined ? begun < spec.requests : performance.now() < end);
   const worker = async (pool: Pool): Promise<void> => {
-    while (performance.now() < end) await send(pool);
+    while (more()) {
+      begun++;
+      await send(pool);
+    }
   };
   await Promise.all(Array.from({ length: spec.inFlight }, (_, i) => worker(pools[i % pools.length]!)));
   const seconds = (performance.now() - started) / 1000;
