@@ -70,6 +70,11 @@ export type Dialect = 'sqlite' | 'postgres';
 
 type Build<P, R> = (db: Db, p: P, dialect: Dialect) => Compilable<R>;
 
+/** Whether `db` runs on PostgreSQL (a transaction's handle there is its own, not shared). */
+export function isPostgres(db: Db): boolean {
+  return dialectOf(db) === PostgresAdapter;
+}
+
 export class PreparedQuery<P extends object, R> {
   readonly #build: Build<P, R>;
   readonly #compiled = new Map<unknown, Compiled>();

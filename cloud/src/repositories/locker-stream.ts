@@ -6,7 +6,7 @@
  */
 import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
-import { prepared, preparedRows } from '../db/prepared.js';
+import { isPostgres, prepared, preparedRows } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 
 /** The down stream's position: the next cseq to write, the agent's ack, the send cursor. */
@@ -45,6 +45,25 @@ const insertCommand = prepared((db, p: { lockerId: number; cseq: number; type: s
   db.insertInto('locker_commands').values({ locker_id: p.lockerId, cseq: p.cseq, type: p.type, body: p.body, created_at: p.at, trace: p.trace }),
 );
 
+const setCursor = prepared((db, p: { lockerId: number; nextCseq: number; occupancyVersion: number }) =>
+  db.updateTable('lockers').set({ next_cseq: p.nextCseq, occupancy_version: p.occupancyVersion }).where('id', '=', p.lockerId),
+);
+
+/** Cursors read under the locker's lock by a PostgreSQL transaction, by its handle. */
+const knownCursors = new WeakMap<Tx, Map<number, { nextCseq: number; occupancyVersion: number }>>();
+
+/**
+ * The locker's next cseq and occupancy version, as the transaction `tx` read them holding the
+ * locker's row: its appendCommand then needs no read of its own (a round trip on PostgreSQL).
+ * Kept for PostgreSQL transactions only, whose handle is theirs alone (SQLite's group shares one).
+ */
+export function knowCursor(tx: Tx, lockerId: number, nextCseq: number, occupancyVersion: number): void {
+  if (!isPostgres(tx)) return;
+  let cursors = knownCursors.get(tx);
+  if (!cursors) knownCursors.set(tx, (cursors = new Map()));
+  cursors.set(lockerId, { nextCseq, occupancyVersion });
+}
+
 /** A command as appended: its cseq, and the locker's occupancy version after it. */
 export interface Appended {
   cseq: number;
@@ -58,6 +77,14 @@ export interface Appended {
  * change of the parcels that hold the locker's cells (lockers/occupancy-cache.ts).
  */
 export async function appendCommand(db: Tx, lockerId: number, body: CommandBody, at: number): Promise<Appended> {
+  const known = knownCursors.get(db)?.get(lockerId);
+  if (known) {
+    const cseq = known.nextCseq++;
+    known.occupancyVersion++;
+    await setCursor.defer(db, { lockerId, ...known });
+    await insertCommand.defer(db, { lockerId, cseq, type: body.type, body: JSON.stringify(body), at, trace: traceparentOf() ?? null });
+    return { cseq, occupancyVersion: known.occupancyVersion };
+  }
   const locker = await takeCseq.first(db, { lockerId });
   if (!locker) throw new Error(`no locker ${lockerId}`);
   const cseq = locker.next_cseq - 1;

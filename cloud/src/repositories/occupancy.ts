@@ -6,6 +6,7 @@ import { OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { prepared } from '../db/prepared.js';
 import type { OrderRow } from '../db/schema.js';
 import type { Tx } from '../db/transaction.js';
+import { knowCursor } from './locker-stream.js';
 
 /** Parcel states that occupy a cell. */
 export const CELL_HOLDING_PARCEL_STATES = [ParcelState.Pending, ParcelState.Loaded, ParcelState.AwaitingReturn] as const;
@@ -95,7 +96,7 @@ const reservationHeadQuery = prepared((db, p: { lockerId: number; marketplaceId:
     .selectFrom('lockers as l')
     .leftJoin('orders as o', (join) => join.on('o.marketplace_id', '=', p.marketplaceId).on('o.external_id', '=', p.externalId))
     .selectAll('o')
-    .select('l.occupancy_version as occupancy_version')
+    .select(['l.occupancy_version as occupancy_version', 'l.next_cseq as next_cseq'])
     .where('l.id', '=', p.lockerId);
   // SQLite's BEGIN IMMEDIATE already holds the database's write lock.
   return dialect === 'postgres' ? query.forUpdate('l') : query;
@@ -103,11 +104,14 @@ const reservationHeadQuery = prepared((db, p: { lockerId: number; marketplaceId:
 
 /**
  * The first statement of a reservation's transaction: it locks the locker's row (PostgreSQL) and
- * reads its occupancy version and the replay check together, one round trip for three questions.
+ * reads its occupancy version, its command cursor and the replay check together, one round trip
+ * for four questions.
  */
 export async function reservationHead(tx: Tx, lockerId: number, marketplaceId: string, externalId: string): Promise<ReservationHead> {
   const row = await reservationHeadQuery.first(tx, { lockerId, marketplaceId, externalId });
   if (!row) return { occupancyVersion: undefined, order: undefined };
-  const { occupancy_version: occupancyVersion, ...order } = row;
+  const { occupancy_version: occupancyVersion, next_cseq: nextCseq, ...order } = row;
+  // Read holding the locker's row: the reservation's command needs no read of the cursor.
+  knowCursor(tx, lockerId, nextCseq, occupancyVersion);
   return { occupancyVersion, order: order.id === null ? undefined : (order as OrderRow) };
 }
