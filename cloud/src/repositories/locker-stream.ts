@@ -60,7 +60,7 @@ const knownCursors = new WeakMap<Tx, Map<number, { nextCseq: number; occupancyVe
 export function knowCursor(tx: Tx, lockerId: number, nextCseq: number, occupancyVersion: number): void {
   if (!isPostgres(tx)) return;
   let cursors = knownCursors.get(tx);
-  if (!cursors) knownCursors.set(tx, (cursors = new Map()));
+  if (!cursors) knownCursors.set(tx, (cursors = new Map<number, { nextCseq: number; occupancyVersion: number }>()));
   cursors.set(lockerId, { nextCseq, occupancyVersion });
 }
 
