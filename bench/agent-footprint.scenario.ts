@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shippedAgentArgs } from '../scripts/shipped-agent-command.js';
+import { shippedAgentCommand } from '../scripts/shipped-agent-command.js';
 import { startSimulator, type SimulatorHandle } from '../sim/src/index.js';
 import type { Figure, Scenario, ScenarioOptions } from './scenario.js';
 
@@ -148,7 +148,8 @@ export async function runFootprint(opts: ScenarioOptions): Promise<Record<Varian
   const dir = mkdtempSync(join(tmpdir(), 'agent-footprint-'));
   try {
     const snapshot = snapshotFile(dir);
-    const shippedArgs = shippedAgentArgs(ROOT);
+    // The unit's flags with the bundle as built (a controller starts it through releases/current).
+    const shippedArgs = shippedAgentCommand(ROOT, 'dist/agent/main.js');
     const commands: Array<[Exclude<Variant, 'bare'>, string[]]> = [['tsx', ['--import', 'tsx', join(ROOT, 'agent/src/main.ts')]]];
     if (haveBundle) commands.unshift(['shipped', shippedArgs], ['bundle', [BUNDLE]]);
     const variants: Record<Variant, Sample[]> = { bare: [], shipped: [], bundle: [], tsx: [] };

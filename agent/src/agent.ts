@@ -15,8 +15,10 @@ import { ScreenServer } from './screen/server.js';
 import { openStore, type LockerStore } from './store/index.js';
 import { sweepStore } from './store/retention.js';
 import { AgentLink, type LinkHooks, type Timers } from './sync/index.js';
+import { createUpdater } from './updates/create-updater.js';
+import type { RunningRelease, Updater } from './updates/updater.js';
 import { HealthReporter } from './vitals/health-reporter.js';
-import { AgentVitals } from './vitals/vitals.js';
+import { AGENT_VERSION, AgentVitals } from './vitals/vitals.js';
 
 export interface AgentDeps {
   clock?: Clock;
@@ -34,6 +36,10 @@ export interface AgentDeps {
   snapshot?: Snapshot;
   /** Observation and fault-injection points of the locker link, and the timer of its resends. */
   link?: { hooks?: LinkHooks; timers?: Timers };
+  /** What runs (version, slot of the releases directory); the package version, not updatable, when absent. */
+  release?: RunningRelease;
+  /** Stops the process for its supervisor to start the switched version (main.ts); updates are refused without it. */
+  restart?: (reason: string) => void;
 }
 
 export interface RunningAgent {
@@ -45,6 +51,8 @@ export interface RunningAgent {
   /** The agent's vital signs (its /metrics) and their reports to the cloud (null without a link). */
   vitals: AgentVitals;
   health: HealthReporter | null;
+  /** Software updates (null without `updates` in the config). */
+  updater: Updater | null;
   stop(): Promise<void>;
 }
 
@@ -62,13 +70,33 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     const r = applySnapshot(store, deps.snapshot);
     logger.info({ status: r.status, appliedCseq: r.appliedCseq }, 'start-up snapshot');
   }
-  const vitals = new AgentVitals(config.lockerId, () => clock.now());
+  const release: RunningRelease = deps.release ?? { version: AGENT_VERSION, slot: undefined };
+  const vitals = new AgentVitals(config.lockerId, () => clock.now(), release.version);
   const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }), { observer: vitals });
   const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
   const locker = new Locker(store, hardware, clock, logger, config);
   const screen = new ScreenServer(locker.kiosk, config.screen, logger, vitals.registry);
-  const link = config.mqtt
-    ? new AgentLink({ lockerId: config.lockerId, ...config.mqtt }, { store, clock, logger: logger.child({ part: 'link' }), ...deps.link })
+  let screenUrl = '';
+  let link: AgentLink | null = null;
+  const updater =
+    config.updates && config.mqtt
+      ? createUpdater(config.updates, {
+          lockerId: config.lockerId,
+          password: config.mqtt.password,
+          release: deps.restart ? release : { ...release, slot: undefined },
+          clock,
+          logger: logger.child({ part: 'updates' }),
+          locker,
+          link: () => link,
+          screenUrl: () => screenUrl,
+          restart: deps.restart ?? (() => undefined),
+        })
+      : null;
+  link = config.mqtt
+    ? new AgentLink(
+        { lockerId: config.lockerId, ...config.mqtt },
+        { store, clock, logger: logger.child({ part: 'link' }), version: release.version, ...(updater ? { updates: updater } : {}), ...deps.link },
+      )
     : null;
   const health = link && config.mqtt ? new HealthReporter(vitals, link, config.mqtt.healthReportSeconds) : null;
   vitals.watch({
@@ -102,7 +130,14 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     retentionPart(store, config.retention, clock, logger),
     ...(link ? [{ name: 'link', start: () => link.start(), stop: () => link.stop() }] : []),
     ...(health ? [{ name: 'health-reports', start: () => health.start(), stop: () => health.stop() }] : []),
-    { name: 'screen', start: () => screen.start(), stop: () => screen.stop() },
+    {
+      name: 'screen',
+      start: async () => {
+        screenUrl = await screen.start();
+      },
+      stop: () => screen.stop(),
+    },
+    ...(updater ? [{ name: 'updates', start: () => updater.start(), stop: () => updater.stop() }] : []),
   ];
 
   const started: Part[] = [];
@@ -126,8 +161,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     await stopAll();
     throw err;
   }
-  const screenUrl = await screen.start();
-  logger.info({ lockerId: config.lockerId, screenUrl }, 'agent started');
+  logger.info({ lockerId: config.lockerId, screenUrl, version: release.version }, 'agent started');
   let stopping: Promise<void> | undefined;
   return {
     screenUrl,
@@ -136,6 +170,7 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
     link,
     vitals,
     health,
+    updater,
     stop: () => (stopping ??= stopAll()),
   };
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseLogLevel, type LogLevel } from '../../shared/src/redact.js';
+import { publicKeyText } from '../../shared/src/release.js';
 import { busConfigSchema, scannerConfigSchema } from './hw/config.js';
 
 export const LANGUAGES = ['ru', 'en'] as const;
@@ -38,6 +39,38 @@ export const agentConfigSchema = z
         windowSize: z.number().int().min(1).max(10_000).default(200),
         /** A health report goes to the cloud this often, s (and soon after a door fault or board error); 0: never. */
         healthReportSeconds: z.number().int().min(0).max(86_400).default(60),
+      })
+      .optional(),
+    /**
+     * Software updates from the cloud (docs/updates.md): where releases are staged, the keys
+     * whose signatures are trusted, where artifacts come from. Without it the agent refuses every
+     * offer (`not_updatable`); it needs `mqtt` (the download authenticates as the locker).
+     */
+    updates: z
+      .object({
+        /** The releases directory: A/B slots, the `current` link the unit starts, state.json. Inside the install root, so the slots find its node_modules. */
+        dir: z.string().min(1),
+        /** Ed25519 public keys (base64url, 43 characters) whose release signatures the agent accepts. */
+        publicKeys: z.array(publicKeyText).min(1).max(8),
+        /** Where artifacts are downloaded from (`<url>/updates/artifacts/<sha256>`): the cloud's base URL; https, or http to a loopback address only. */
+        url: z
+          .string()
+          .url()
+          .refine((u) => /^https:\/\//.test(u) || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'expected https://, or http:// to a loopback address'),
+        /** PEM file of extra CAs trusted for the download (a private CA). */
+        caFile: z.string().min(1).optional(),
+        /** Largest artifact the agent downloads, bytes. */
+        maxArtifactBytes: z.number().int().min(1_048_576).max(1_073_741_824).default(67_108_864),
+        /** Download bandwidth, bytes per second on average. */
+        maxBytesPerSecond: z.number().int().min(1_024).max(1_000_000_000).default(262_144),
+        /** Download attempts in a row without progress before the update fails. */
+        downloadAttempts: z.number().int().min(1).max(100).default(8),
+        /** A new version confirms itself healthy once every check held this long in a row, s. */
+        healthyForSeconds: z.number().int().min(1).max(3_600).default(30),
+        /** The switch waits until nobody touched the screen for this long (and no door is open), s. */
+        quietForSeconds: z.number().int().min(0).max(3_600).default(60),
+        /** Starts of a new version the launcher tries before it goes back to the previous one. */
+        startAttempts: z.number().int().min(1).max(10).default(3),
       })
       .optional(),
     /** The locker's SQLite file (WAL, synchronous=FULL). */
@@ -100,6 +133,7 @@ export const agentConfigSchema = z
     if (c.mqtt && c.mqtt.reconnectMaxMs < c.mqtt.reconnectMinMs) {
       ctx.addIssue({ code: 'custom', path: ['mqtt', 'reconnectMaxMs'], message: 'must not be below mqtt.reconnectMinMs' });
     }
+    if (c.updates && !c.mqtt) ctx.addIssue({ code: 'custom', path: ['updates'], message: 'needs mqtt (artifacts are downloaded as the locker)' });
     if (!c.screen.languages.includes(c.screen.defaultLanguage)) {
       ctx.addIssue({ code: 'custom', path: ['screen', 'defaultLanguage'], message: 'must be one of screen.languages' });
     }

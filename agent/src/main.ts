@@ -3,13 +3,16 @@
  * locker's agent until SIGINT/SIGTERM. `--snapshot` seeds the cloud's intent (layout, orders,
  * grants) for a locker run without the cloud, e.g. against the simulator.
  */
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { onStopSignals } from '../../shared/src/stop-signals.js';
 import { AGENT_TRACER } from '../../shared/src/tracing.js';
 import { startTracingWhenConfigured } from '../../shared/src/tracing-start.js';
-import { startAgent } from './agent.js';
+import { startAgent, type RunningAgent } from './agent.js';
+import { runningRelease } from './updates/running-release.js';
 import { ConfigError, loadAgentSettings, readJsonFile, type AgentSettings } from './config.js';
 
 function loadSnapshot(argv: readonly string[]): Snapshot | undefined {
@@ -40,7 +43,23 @@ async function main(): Promise<void> {
   }
   const tracing = await startTracingWhenConfigured(AGENT_TRACER, process.env);
   const logger = pino(loggerOptions('agent', settings.logLevel));
-  const agent = await startAgent(settings.config, { logger, snapshot });
+  // The folder of this module: a release's slot (with its release.json) or the factory install.
+  const release = runningRelease(dirname(fileURLToPath(import.meta.url)), settings.config.updates?.dir);
+  const running: { agent?: RunningAgent } = {};
+  let restarting = false;
+  // A switched (or rolled back) version: stop cleanly and exit; the supervisor starts what `current` points to.
+  const restart = (reason: string): void => {
+    if (restarting) return;
+    restarting = true;
+    logger.info({ reason }, 'restarting for the supervisor');
+    void (async () => {
+      await running.agent?.stop().catch((err: unknown) => logger.error({ err }, 'stop failed'));
+      await tracing?.shutdown();
+      process.exit(0);
+    })();
+  };
+  const agent = await startAgent(settings.config, { logger, snapshot, release, restart });
+  running.agent = agent;
   process.stdout.write(`screen: ${agent.screenUrl}\n`);
   onStopSignals(async (signal) => {
     logger.info({ signal }, 'stopping');

@@ -21,6 +21,7 @@ import { marketplaceRoutes, V4_PREFIX } from './http/routes/marketplace.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { OPERATOR_PREFIX, operatorRoutes } from './http/routes/operator/index.js';
 import { SANDBOX_PREFIX, sandboxRoutes } from './http/routes/sandbox.js';
+import { UPDATES_PREFIX, updateRoutes } from './http/routes/updates.js';
 import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
 import type { ServiceDeps } from './services.js';
 
@@ -54,6 +55,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   await fastify.register(sandboxRoutes, { prefix: SANDBOX_PREFIX, deps: { ...opts.deps, ...opts.sandbox } });
   await fastify.register(courierRoutes, { prefix: V1_PREFIX, deps: opts.deps });
   await fastify.register(operatorRoutes, { prefix: OPERATOR_PREFIX, deps: opts.deps, reloadFleet: opts.reloadFleet });
+  // Release artifacts for the lockers' agents (their own authentication and bounds).
+  await fastify.register(updateRoutes, { prefix: UPDATES_PREFIX, deps: opts.deps });
   // The operator's web console (static files; it calls the /operator API above).
   await fastify.register(consoleRoutes);
 };

@@ -15,6 +15,7 @@ import type { Env } from './settings-from-env.js';
 import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
 import { SandboxLockers } from './sandbox/sandbox-lockers.js';
 import { MqttPart } from './sync/mqtt-part.js';
+import { RolloutConductor } from './updates/conductor.js';
 import { mqttPartSettings } from './sync/mqtt-settings.js';
 
 export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention' | 'sandbox'>;
@@ -65,9 +66,11 @@ export class CloudBackground {
       (deps) => createRetentionSweep(deps, this.#settings.retention),
     ];
     if (this.#settings.mqtt.enabled) {
+      let rollouts: RolloutConductor | undefined;
       factories.push(
         (deps) =>
           (this.#mqtt = new MqttPart(mqttPartSettings(this.#settings.mqtt), {
+            updates: (rollouts = new RolloutConductor(deps, () => this.#mqtt?.link)),
             db: deps.cdb,
             signals: deps.signals,
             clock: deps.clock,
@@ -79,6 +82,8 @@ export class CloudBackground {
             options: this.#link.options,
             reservationGraceMinutes: deps.config.reservationGraceMinutes,
           })),
+        // After the link it sends through: rollouts move on once the broker is there.
+        () => rollouts!,
       );
       if (this.#settings.sandbox.lockers) {
         factories.push((deps) => (this.#sandbox = new SandboxLockers(deps, { settings: this.#settings.sandbox, brokerUrl: () => this.#mqtt?.brokerUrl })));

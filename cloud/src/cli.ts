@@ -5,6 +5,7 @@
  *   npx tsx cloud/src/cli.ts fleet-schema       the JSON Schema of the fleet file (docs/fleet.schema.json)
  *   npx tsx cloud/src/cli.ts check-fleet <file> validates a fleet file
  *   npx tsx cloud/src/cli.ts notifications ...  lists failing notifications, redelivers (notify/cli.ts)
+ *   npx tsx cloud/src/cli.ts release ...        signing keys, signed agent releases, upload (releases/cli.ts)
  * Keys are 256 random bits, base64url; only the hash goes into the fleet file.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,12 +13,19 @@ import { fleetJsonSchema } from './fleet/fleet-schema.js';
 import { readFleetFile } from './fleet/provision.js';
 import { hashApiKey } from './http/auth.js';
 import { NOTIFICATIONS_USAGE, runNotificationsCli } from './notify/cli.js';
+import { RELEASE_USAGE, runReleaseCli } from './releases/cli.js';
 
 function newApiKey(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const USAGE = `usage: cli.ts keygen [count] | hash <key> | fleet-schema | check-fleet <file> | ${NOTIFICATIONS_USAGE}`;
+const USAGE = `usage: cli.ts keygen [count] | hash <key> | fleet-schema | check-fleet <file> | ${NOTIFICATIONS_USAGE} | ${RELEASE_USAGE}`;
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 async function run(args: string[]): Promise<number> {
   const [command = '', arg] = args;
@@ -49,6 +57,8 @@ async function run(args: string[]): Promise<number> {
     }
     case 'notifications':
       return runNotificationsCli(args.slice(1), process.env);
+    case 'release':
+      return runReleaseCli(args.slice(1), { log: (l) => console.log(l), error: (l) => console.error(l), stdin: readStdin, env: process.env });
     default:
       break;
   }

@@ -140,6 +140,7 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
       fleet: () => ({ source: config.fleetFile ? 'file' : 'database', loaded: true }),
     };
     serviceDeps.metrics.fleetState.watch({ ...dependencies, clock: serviceDeps.clock });
+    serviceDeps.metrics.updates.watch(cdb);
     const sandbox = background?.sandboxLockers;
     const timeoutMs = (isWhole(settings) ? settings.sandbox.timeoutSeconds : 60) * 1000;
     const server = await buildServer({ deps: serviceDeps, reloadFleet, dependencies, logger, bodyLimit: config.bodyLimitBytes, sandbox: { lockers: sandbox, timeoutMs } });

@@ -5,10 +5,23 @@
  */
 import { z } from 'zod';
 import { LOG_LEVELS } from '../../shared/src/redact.js';
+import { publicKeyText } from '../../shared/src/release.js';
 import { allocationOptionsSchema } from './allocation/options.js';
 import { ConfigError, envFlag, settingsFromEnv } from './settings-from-env.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A comma-separated list from the environment, or a list from an override. */
+const list = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item),
+  );
 
 export const configSchema = z.object({
   port: int(0, 65_535).default(8080).describe("the HTTP API's port (`/api/v4`, `/api/v1`, `/operator`, `/docs`, `/health`); 0 picks a free one"),
@@ -50,6 +63,14 @@ export const configSchema = z.object({
   operatorSessionIdleMinutes: int(1, 30 * 24 * 60)
     .default(12 * 60)
     .describe('an operator console session (`POST /operator/session`) ends after this long without a request'),
+  releasePublicKeys: list(publicKeyText)
+    .pipe(z.array(z.string()).max(8))
+    .default([])
+    .describe('Ed25519 public keys (base64url, comma-separated) one of which must have signed a release upload (docs/updates.md); none: uploads are refused'),
+  releaseMaxBytes: int(1_048_576, 536_870_912).default(67_108_864).describe('largest release artifact an upload may carry, bytes'),
+  releaseDownloadsMax: int(1, 100_000).default(500).describe('artifact downloads this process serves at once; beyond it lockers are told to come back (503, Retry-After)'),
+  rolloutTickSeconds: int(1, 3600).default(5).describe('how often the cloud moves rollouts on: offers, waves, soak, halts'),
+  rolloutOfferResendSeconds: int(5, 86_400).default(120).describe('an update offer an online locker has not answered for this long is sent again'),
   /** Not from the environment: tests and tools pass it as an override. */
   allocation: allocationOptionsSchema.default(allocationOptionsSchema.parse({})),
 });
@@ -78,6 +99,11 @@ export const CONFIG_ENV = {
   idempotencySweepSeconds: 'IDEMPOTENCY_SWEEP_SECONDS',
   logLevel: 'LOG_LEVEL',
   operatorSessionIdleMinutes: 'OPERATOR_SESSION_IDLE_MINUTES',
+  releasePublicKeys: 'RELEASE_PUBLIC_KEYS',
+  releaseMaxBytes: 'RELEASE_MAX_BYTES',
+  releaseDownloadsMax: 'RELEASE_DOWNLOADS_MAX',
+  rolloutTickSeconds: 'ROLLOUT_TICK_SECONDS',
+  rolloutOfferResendSeconds: 'ROLLOUT_OFFER_RESEND_SECONDS',
 } as const satisfies Partial<Record<keyof CloudConfig, string>>;
 
 export { ConfigError };

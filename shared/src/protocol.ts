@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { BOARD_FAMILIES, CELL_FLAGS, PARCEL_STATES } from './enums.js';
+import { RELEASE_REFUSALS, releaseVersionSchema } from './release.js';
 
 /** Bumped on any incompatible change of a message below. */
 export const PROTOCOL_VERSION = 1;
@@ -225,6 +226,86 @@ export const eventSchema = z.intersection(
 export type LockerEvent = z.infer<typeof eventSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Software updates (docs/updates.md)
+// ---------------------------------------------------------------------------------------------
+
+/** Where an agent is with one offered release; the last four are final. */
+export const UPDATE_STATES = [
+  'offered',
+  'downloading',
+  'verifying',
+  'staged',
+  'waiting',
+  'switching',
+  'confirmed',
+  'refused',
+  'failed',
+  'rolled_back',
+  'cancelled',
+] as const;
+export type UpdateState = (typeof UPDATE_STATES)[number];
+export const FINAL_UPDATE_STATES: readonly UpdateState[] = ['confirmed', 'refused', 'failed', 'rolled_back', 'cancelled'];
+
+/** Why an update ended other than installed (and `already_running` when it was already). A closed list: no free text. */
+export const UPDATE_REASONS = [
+  ...RELEASE_REFUSALS,
+  'same_version',
+  'older_than_running',
+  'not_updatable',
+  'node_unsupported',
+  'protocol_unsupported',
+  'store_incompatible',
+  'download_failed',
+  'stage_failed',
+  'switch_failed',
+  'crash_loop',
+  'unhealthy_link',
+  'unhealthy_boards',
+  'unhealthy_screen',
+  'hung',
+  'cancelled',
+  'superseded',
+  'already_running',
+] as const;
+export type UpdateReason = (typeof UPDATE_REASONS)[number];
+
+/** A release offered to one locker by a rollout. The signed artifact, not this offer, is what the agent trusts. */
+export const updateOfferSchema = z.object({
+  rolloutId: z.number().int().positive(),
+  releaseId: z.number().int().positive(),
+  version: releaseVersionSchema,
+  /** SHA-256 of the whole artifact: its name at the download URL. */
+  sha256: sha256Hex,
+  size: z.number().int().positive(),
+  /** The rollout's health gate: confirm healthy within this long after the switch, or go back. */
+  healthWindowSeconds: z.number().int().min(30).max(86_400),
+});
+export type UpdateOffer = z.infer<typeof updateOfferSchema>;
+
+export const updateReportSchema = z.object({
+  rolloutId: z.number().int().positive(),
+  releaseId: z.number().int().positive(),
+  /** The offered release's version. */
+  version: z.string().min(1).max(64),
+  state: z.enum(UPDATE_STATES),
+  reason: z.enum(UPDATE_REASONS).optional(),
+  /** Bytes of the artifact the agent holds (while downloading). */
+  bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  /** The version the agent runs now. */
+  running: z.string().min(1).max(64),
+  at: epochMs,
+});
+export type UpdateReport = z.infer<typeof updateReportSchema>;
+
+export const agentSoftwareSchema = z.object({
+  version: z.string().min(1).max(64),
+  /** The agent installs releases (updates configured, started by the launcher). */
+  updates: z.boolean(),
+  update: updateReportSchema.optional(),
+});
+export type AgentSoftware = z.infer<typeof agentSoftwareSchema>;
+
+// ---------------------------------------------------------------------------------------------
 // Wire messages
 // ---------------------------------------------------------------------------------------------
 
@@ -250,6 +331,10 @@ export const downMessageSchema = z.discriminatedUnion('type', [
    * answer to its own hello from an ack of an earlier connection (absent from older clouds).
    */
   z.object({ v: version, type: z.literal('ack'), ackedDseq: seq, conn: z.number().int().min(0).optional() }),
+  /** A release to install (docs/updates.md): sent only to agents whose hello says `agent.updates`. */
+  z.object({ v: version, type: z.literal('update'), offer: updateOfferSchema }),
+  /** The rollout was paused, halted or aborted: give up the offer unless the switch happened. */
+  z.object({ v: version, type: z.literal('update.cancel'), rolloutId: z.number().int().positive(), releaseId: z.number().int().positive() }),
 ]);
 export type DownMessage = z.infer<typeof downMessageSchema>;
 
@@ -298,11 +383,15 @@ export const upMessageSchema = z.discriminatedUnion('type', [
     conn: z.number().int().positive(),
     /** Command types the agent applies (absent from older agents: BASE_COMMAND_TYPES). */
     commandTypes: z.array(z.string().min(1).max(64)).max(100).optional(),
+    /** The agent's software and its latest update (absent from older agents: never offered one). */
+    agent: agentSoftwareSchema.optional(),
   }),
   z.object({ v: version, type: z.literal('events'), items: z.array(eventSchema).min(1) }),
   /** Cumulative: every command with cseq <= appliedCseq is applied by the agent. */
   z.object({ v: version, type: z.literal('ack'), appliedCseq: seq }),
   z.object({ v: version, type: z.literal('health'), report: healthReportSchema }),
+  /** Progress and outcome of an update, at each step (also repeated in every hello's `agent.update`). */
+  z.object({ v: version, type: z.literal('update'), report: updateReportSchema }),
 ]);
 export type UpMessage = z.infer<typeof upMessageSchema>;
 
@@ -312,5 +401,7 @@ export const presenceSchema = z.object({
   online: z.boolean(),
   conn: z.number().int().positive(),
   at: epochMs,
+  /** The agent's software version (absent from older agents). */
+  version: z.string().min(1).max(64).optional(),
 });
 export type Presence = z.infer<typeof presenceSchema>;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shippedAgentArgs } from '../../scripts/shipped-agent-command.js';
+import { shippedAgentArgs, shippedAgentCommand } from '../../scripts/shipped-agent-command.js';
 import { startSimulator, type SimulatorHandle } from '../../sim/src/index.js';
 
 const ROOT = resolve('.');
@@ -62,9 +62,8 @@ describe('the built agent, started as the systemd unit starts it', () => {
         screen: { host: '127.0.0.1', port: 0, defaultLanguage: 'en' },
       }),
     );
-    const shipped = shippedAgentArgs(ROOT);
-    expect(shipped.at(-1)).toBe('dist/agent/main.js');
-    agentArgs = [...shipped.slice(0, -1), join(OUT, 'main.js'), '--config', config];
+    expect(shippedAgentArgs(ROOT).at(-1)).toBe('releases/current/main.js');
+    agentArgs = [...shippedAgentCommand(ROOT, join(OUT, 'main.js')), '--config', config];
   }, 120_000);
 
   afterAll(async () => {

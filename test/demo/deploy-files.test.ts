@@ -17,7 +17,7 @@ import { MQTT_ENV } from '../../cloud/src/sync/mqtt-settings.js';
 import { AgentVitals } from '../../agent/src/vitals/vitals.js';
 import { createCloudMetrics } from '../../cloud/src/metrics/cloud-metrics.js';
 import { requires } from '../helpers/requirements.js';
-import { shippedAgentArgs } from '../../scripts/shipped-agent-command.js';
+import { shippedAgentArgs, shippedAgentCommand, shippedLauncherArgs } from '../../scripts/shipped-agent-command.js';
 
 const deploy = (...p: string[]): string => join('deploy', ...p);
 const AGENT_EXAMPLE = deploy('agent', 'agent.example.json');
@@ -38,13 +38,26 @@ describe('deployment files', () => {
   });
 
   it("the systemd unit and the Dockerfiles start entry points that exist, as one node process", () => {
-    // The agent runs built (npm run build:agent writes dist/agent/main.js from agent/src/main.ts).
+    // The agent runs built (npm run build:agent writes dist/agent/main.js from agent/src/main.ts),
+    // through the releases directory's `current` link that the launcher (dist/agent/launcher.js) points.
     const unit = readFileSync(deploy('systemd', 'locker-agent.service'), 'utf8');
     const shipped = shippedAgentArgs('.');
     expect(/^ExecStart=\/usr\/bin\/node .*$/m.test(unit)).toBe(true);
-    // Node's own flags, then the bundle; the Dockerfile starts the same command.
-    expect(shipped.at(-1)).toBe('dist/agent/main.js');
+    expect(shipped.at(-1)).toBe('releases/current/main.js');
     expect(shipped.slice(0, -1).every((arg) => arg.startsWith('--'))).toBe(true);
+    expect(shippedLauncherArgs('.')).toEqual(['dist/agent/launcher.js', 'pick']);
+    // The releases directory of the example config is the one the unit starts from and may write.
+    const root = /^WorkingDirectory=(.+)$/m.exec(unit)?.[1];
+    const updatesDir = loadAgentConfig([], { AGENT_CONFIG: AGENT_EXAMPLE }).updates?.dir;
+    expect(updatesDir).toBe(`${root}/releases`);
+    expect(unit).toMatch(new RegExp(`^ReadWritePaths=${updatesDir}$`, 'm'));
+    expect(unit).toMatch(/^OnFailure=locker-agent-rollback\.service$/m);
+    for (const file of ['locker-agent-rollback.service', 'locker-agent-watchdog.service']) {
+      const text = readFileSync(deploy('systemd', file), 'utf8');
+      expect(text, file).toMatch(/^(ExecStart|ExecCondition)=\/usr\/bin\/node dist\/agent\/launcher\.js (rollback|revert-if-overdue)$/m);
+      expect(text, file).toMatch(new RegExp(`^ReadWritePaths=${updatesDir}$`, 'm'));
+    }
+    expect(readFileSync('scripts/build-agent.ts', 'utf8')).toContain("outfile: join(out, 'launcher.js')");
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['build:agent']).toBe('tsx scripts/build-agent.ts');
     const build = readFileSync('scripts/build-agent.ts', 'utf8');
@@ -52,7 +65,8 @@ describe('deployment files', () => {
     expect(build).toContain("main: join(root, 'agent/src/main.ts')");
     for (const [file, cmd, entry] of [
       ['cloud.Dockerfile', '["node", "--import", "tsx", "cloud/src/main.ts"]', 'cloud/src/main.ts'],
-      ['agent.Dockerfile', JSON.stringify(['node', ...shipped]).replaceAll(',', ', '), 'agent/src/main.ts'],
+      // A container runs the factory bundle as it is (containers are updated by their image).
+      ['agent.Dockerfile', JSON.stringify(['node', ...shippedAgentCommand('.', 'dist/agent/main.js')]).replaceAll(',', ', '), 'agent/src/main.ts'],
     ] as const) {
       const text = readFileSync(deploy('docker', file), 'utf8');
       expect(text).toContain(`CMD ${cmd}`);
@@ -108,6 +122,14 @@ describe('deployment files', () => {
     const named = [readFileSync(deploy('prometheus', 'alerts.yml'), 'utf8'), ...dashboards].flatMap((text) => [...text.matchAll(/\b((?:cloud|agent|process|nodejs)_[a-z_]+)/g)].map((m) => m[1]!));
     expect(named.length).toBeGreaterThan(20);
     expect([...new Set(named)].filter((n) => !known.has(n))).toEqual([]);
+  });
+
+  it.runIf(requires('systemd-analyze'))('the systemd units pass systemd-analyze verify', () => {
+    const units = readdirSync(deploy('systemd')).filter((f) => /\.(service|timer)$/.test(f));
+    expect(units.length).toBe(4);
+    const r = spawnSync('systemd-analyze', ['verify', '--man=no', ...units.map((u) => `./${u}`)], { cwd: deploy('systemd'), encoding: 'utf8' });
+    expect(r.status, `systemd-analyze verify: ${r.stdout}${r.stderr}`).toBe(0);
+    expect(`${r.stdout}${r.stderr}`.trim()).toBe('');
   });
 
   it.runIf(requires('promtool'))('the Prometheus config and its rules pass promtool', () => {

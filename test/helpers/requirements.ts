@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium' | 'promtool';
+export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium' | 'promtool' | 'systemd-analyze';
 
 function onPath(bin: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -34,6 +34,8 @@ function missingReason(req: Requirement): string | undefined {
       return onPath('socat') ? undefined : 'socat not on PATH';
     case 'promtool':
       return onPath('promtool') ? undefined : 'promtool not on PATH (Debian package prometheus)';
+    case 'systemd-analyze':
+      return onPath('systemd-analyze') ? undefined : 'systemd-analyze not on PATH (Debian package systemd)';
     case 'chromium':
       return chromiumPath() ? undefined : 'no Chromium at CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser';
   }

@@ -36,6 +36,8 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private polling: Promise<void> | undefined;
+  /** Boards (`bus/board`) that answered the latest round, and when it was applied. */
+  private answering: { boards: string[]; at: number } = { boards: [], at: 0 };
 
   constructor(
     private readonly store: LockerStore,
@@ -123,7 +125,13 @@ export class DoorSupervisor extends EventEmitter<{ change: [DoorChange]; tick: [
       recordBoardState(this.store, { bus: bus!, board: Number(board), online: true });
     }
     for (const b of reading.offline) recordBoardState(this.store, { ...b, online: false });
+    this.answering = { boards: [...seenBoards].sort(), at: this.clock.now() };
     for (const c of changes) this.emit('change', c);
+  }
+
+  /** The boards (`bus/board`) that answered the latest round of reads, and when it was applied. */
+  boardsAnswering(): { boards: string[]; at: number } {
+    return this.answering;
   }
 
   private judge(cell: Cell, closed: boolean): DoorChange | null {

@@ -128,6 +128,11 @@ export class Kiosk {
     await this.queue;
   }
 
+  /** Nobody is at the screen: the start screen, nothing under way, untouched for `forMs`. */
+  unattended(forMs: number): boolean {
+    return this.view.screen === 'start' && !this.busy && this.clock.now() - this.lastActivity >= forMs;
+  }
+
   state(): KioskState {
     const grant = this.activeGrant();
     return {

@@ -68,6 +68,18 @@ export class Locker {
     await this.serviceOpens.start();
   }
 
+  /**
+   * Whether the locker may be restarted now without anyone noticing (a new version switching
+   * in): no door open, no operation of a door under way, nobody at the screen for `forMs`.
+   * Otherwise names what keeps it busy.
+   */
+  quiet(forMs: number): { quiet: true } | { quiet: false; why: 'door_open' | 'operation' | 'screen' } {
+    if (this.store.journal.all().length > 0) return { quiet: false, why: 'operation' };
+    if (this.store.cells.all().some((c) => c.door === 'open')) return { quiet: false, why: 'door_open' };
+    if (!this.kiosk.unattended(forMs)) return { quiet: false, why: 'screen' };
+    return { quiet: true };
+  }
+
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;

@@ -1,10 +1,17 @@
 /**
  * The locker's SQLite file. WAL with synchronous=FULL: a committed load survives a power cut.
  * Migrations are numbered SQL steps tracked in `user_version`.
+ *
+ * Across a software update the store stays usable in both directions (docs/updates.md, "The
+ * locker's store"): a migration adds what older agents ignore, so the previous version runs on a
+ * store the new one migrated; before migrating, the file is copied aside (`<db>.schema-<n>.bak`).
+ * A migration that older agents could not live with raises STORE_COMPATIBLE_FROM: the store
+ * records it, an older agent refuses such a store, and an agent refuses a release whose store
+ * would be out of its reach (the manifest's `store.compatibleFrom`).
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export type Sqlite = BetterSqlite3.Database;
 
@@ -127,7 +134,19 @@ const MIGRATIONS: string[] = [
   `,
 ];
 
-export function openSqlite(path: string): Sqlite {
+/** The store's schema: how many migrations this agent knows. */
+export const STORE_SCHEMA = MIGRATIONS.length;
+/**
+ * The oldest schema whose agents can still use a store of STORE_SCHEMA. Raise it (to this
+ * schema) with a migration that breaks what older agents read or write.
+ */
+export const STORE_COMPATIBLE_FROM = 1;
+
+export class StoreSchemaError extends Error {
+  override readonly name = 'StoreSchemaError';
+}
+
+export function openSqlite(path: string, migrations: readonly string[] = MIGRATIONS, compatibleFrom = STORE_COMPATIBLE_FROM): Sqlite {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new BetterSqlite3(path);
   db.pragma('journal_mode = WAL');
@@ -140,7 +159,12 @@ export function openSqlite(path: string): Sqlite {
   // (mmap_size stays 0): mapped pages would count against the controller as well.
   db.pragma('cache_size = -2048');
   useIncrementalVacuum(db, path);
-  migrate(db);
+  try {
+    migrate(db, path, migrations, compatibleFrom);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
@@ -161,12 +185,39 @@ export function releaseFreePages(db: Sqlite, pages = 1_000): void {
   db.pragma(`incremental_vacuum(${pages})`);
 }
 
-function migrate(db: Sqlite): void {
+function migrate(db: Sqlite, path: string, migrations: readonly string[], compatibleFrom: number): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  for (let v = version; v < MIGRATIONS.length; v++) {
+  if (version > migrations.length) {
+    // A newer agent's store (this one was rolled back to): usable unless that agent said otherwise.
+    const row = db.prepare("select value from meta where key = 'compatible_from'").get() as { value: string } | undefined;
+    const needs = Number(row?.value ?? 1);
+    if (needs > migrations.length) {
+      throw new StoreSchemaError(
+        `the store ${path} has schema ${version}, which agents before schema ${needs} cannot use (this one knows ${migrations.length}); ` +
+          `start the newer agent again, or restore a copy kept beside it (${basename(path)}.schema-<n>.bak)`,
+      );
+    }
+    return;
+  }
+  if (version === migrations.length) return;
+  if (version > 0 && path !== ':memory:') backUp(db, path, version);
+  for (let v = version; v < migrations.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
+      db.exec(migrations[v]!);
       db.pragma(`user_version = ${v + 1}`);
     })();
+  }
+  db.prepare("insert into meta (key, value) values ('compatible_from', ?) on conflict (key) do update set value = excluded.value").run(String(compatibleFrom));
+}
+
+/** A consistent copy of the store before it is migrated from `schema`; only the newest copy is kept. */
+function backUp(db: Sqlite, path: string, schema: number): void {
+  const dir = dirname(path);
+  const name = basename(path);
+  const target = join(dir, `${name}.schema-${schema}.bak`);
+  rmSync(target, { force: true });
+  db.prepare('vacuum into ?').run(target);
+  for (const entry of readdirSync(dir)) {
+    if (entry.startsWith(`${name}.schema-`) && entry.endsWith('.bak') && join(dir, entry) !== target && existsSync(join(dir, entry))) rmSync(join(dir, entry), { force: true });
   }
 }

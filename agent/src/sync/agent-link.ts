@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import {
+  type AgentSoftware,
   COMMAND_TYPES,
   PROTOCOL_VERSION,
   downMessageSchema,
@@ -18,6 +19,8 @@ import {
   type HealthReport,
   type LockerEvent,
   type UpMessage,
+  type UpdateOffer,
+  type UpdateReport,
 } from '../../../shared/src/protocol.js';
 import { topics } from '../../../shared/src/topics.js';
 import type { Clock } from '../clock.js';
@@ -49,6 +52,17 @@ export interface AgentLinkDeps {
   /** Jitter of the reconnect back-off. */
   random?: () => number;
   hooks?: LinkHooks;
+  /** The agent's software version, in its presence. */
+  version?: string;
+  /** The agent's updates (docs/updates.md): what its hello says, and where offers go. */
+  updates?: LinkUpdates;
+}
+
+/** The updater as the link sees it. */
+export interface LinkUpdates {
+  software(): AgentSoftware;
+  offer(offer: UpdateOffer): void;
+  cancel(rolloutId: number, releaseId: number): void;
 }
 
 export class AgentLink {
@@ -61,6 +75,8 @@ export class AgentLink {
   readonly #mqtt: MqttConnection;
   readonly #up: UpStream;
   readonly #down: DownStream;
+  readonly #version: string | undefined;
+  readonly #updates: LinkUpdates | undefined;
   #conn = 0;
   #readies = 0;
   #running = false;
@@ -73,6 +89,8 @@ export class AgentLink {
     this.#log = deps.logger;
     this.#hooks = deps.hooks ?? {};
     this.#lockerId = id;
+    this.#version = deps.version;
+    this.#updates = deps.updates;
     this.#topics = { up: topics.up(id), down: topics.down(id), presence: topics.presence(id) };
     this.#down = new DownStream(deps.store, deps.logger, this.#hooks);
     this.#up = new UpStream(
@@ -110,6 +128,17 @@ export class AgentLink {
   /** Connected and subscribed (the hello goes out the moment this turns true). */
   get connected(): boolean {
     return this.#mqtt.ready;
+  }
+
+  /** Connected, and the cloud answered this connection's hello. */
+  get greeted(): boolean {
+    return this.#mqtt.ready && this.#up.positioned;
+  }
+
+  /** Sends an update's progress (protocol `update`); false when not connected (the next hello carries the latest). */
+  sendUpdate(report: UpdateReport): boolean {
+    if (!this.#mqtt.ready) return false;
+    return this.#sendUp({ v: PROTOCOL_VERSION, type: 'update', report });
   }
 
   /** Connections made again after the first since start (each is a link that was lost). */
@@ -156,7 +185,7 @@ export class AgentLink {
   }
 
   #presence(online: boolean): string {
-    return JSON.stringify({ v: PROTOCOL_VERSION, online, conn: this.#conn, at: this.#clock.now() });
+    return JSON.stringify({ v: PROTOCOL_VERSION, online, conn: this.#conn, at: this.#clock.now(), ...(this.#version ? { version: this.#version } : {}) });
   }
 
   #onReady(): void {
@@ -177,6 +206,7 @@ export class AgentLink {
       ackedDseq: this.#store.ackedDseq(),
       conn: this.#conn,
       commandTypes: [...COMMAND_TYPES],
+      ...(this.#updates ? { agent: this.#updates.software() } : this.#version ? { agent: { version: this.#version, updates: false } } : {}),
     });
   }
 
@@ -230,6 +260,13 @@ export class AgentLink {
       case 'ack':
         // An ack naming another connection (or none: an older cloud) is an earlier one, or the cloud has not had this hello.
         this.#up.acked(msg.ackedDseq, msg.conn === undefined || msg.conn === this.#conn);
+        return;
+      case 'update':
+        if (this.#updates) this.#updates.offer(msg.offer);
+        else this.#log.warn({ version: msg.offer.version }, 'update offered to an agent without updates configured; ignored');
+        return;
+      case 'update.cancel':
+        this.#updates?.cancel(msg.rolloutId, msg.releaseId);
         return;
     }
   }

@@ -44,6 +44,11 @@ export class UpStream {
     private readonly greet: () => void,
   ) {}
 
+  /** Connected, and the cloud answered this connection's hello. */
+  get positioned(): boolean {
+    return this.#connected && this.#positioned;
+  }
+
   /** A new connection said hello: once the cloud acks, everything after its ack goes out again. */
   connected(): void {
     this.#connected = true;

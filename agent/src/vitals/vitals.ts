@@ -56,13 +56,15 @@ export class AgentVitals implements BusObserver {
   readonly #scans: Counter;
   readonly #startedAt: number;
   readonly #now: () => number;
+  readonly #version: string;
   #sources: VitalsSources | undefined;
   #window: Window;
   /** Called on a door fault or a board error (the reporter sends soon). */
   onFault: (() => void) | undefined;
 
-  constructor(lockerId: string, now: () => number) {
+  constructor(lockerId: string, now: () => number, version: string = AGENT_VERSION) {
     this.#now = now;
+    this.#version = version;
     this.#startedAt = now();
     this.#window = this.#newWindow(0);
     const registers = [this.registry];
@@ -88,6 +90,7 @@ export class AgentVitals implements BusObserver {
       registers,
     });
     this.#scans = new Counter({ name: 'agent_scans_total', help: 'Barcodes read by the scanner', registers });
+    new Gauge({ name: 'agent_info', help: 'Always 1; the running software version as a label', labelNames: ['version'], registers }).set({ version }, 1);
     const sources = (): VitalsSources | undefined => this.#sources;
     new Gauge({
       name: 'agent_outbox_depth',
@@ -165,7 +168,7 @@ export class AgentVitals implements BusObserver {
       at: now,
       intervalSeconds: Math.max(0, (now - w.startedAt) / 1000),
       uptimeSeconds: Math.max(0, (now - this.#startedAt) / 1000),
-      version: AGENT_VERSION,
+      version: this.#version,
       memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
       boards: { answers: w.answers, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), errors: w.errors },
       doorFaults: w.doorFaults,

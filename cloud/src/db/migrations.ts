@@ -507,6 +507,81 @@ const migration0013: Migration = {
   },
 };
 
+/**
+ * Software updates of the lockers' agents (docs/updates.md): signed releases (the artifact kept
+ * whole, as the operator signed it), rollouts in waves, each locker's place in a rollout, and what
+ * each agent last said of its software.
+ */
+function migration0018(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  const blob = engine === 'postgres' ? 'bytea' : 'blob';
+  return {
+    async up(db: Db) {
+      await db.schema
+        .createTable('releases')
+        .addColumn('id', autoId, (c) => c.primaryKey())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('min_protocol', 'integer', (c) => c.notNull())
+        .addColumn('rollback_from', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('manifest', 'text', (c) => c.notNull())
+        .addColumn('sha256', 'text', (c) => c.notNull().unique())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('artifact', sql.raw(blob), (c) => c.notNull())
+        .addColumn('notes', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('rollouts')
+        .addColumn('id', autoId, (c) => c.primaryKey())
+        .addColumn('release_id', 'bigint', (c) => c.notNull())
+        .addColumn('target', 'text', (c) => c.notNull())
+        .addColumn('waves', 'text', (c) => c.notNull())
+        .addColumn('soak_seconds', 'integer', (c) => c.notNull())
+        .addColumn('health_window_seconds', 'integer', (c) => c.notNull())
+        .addColumn('max_failure_percent', 'integer', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('wave', 'integer', (c) => c.notNull())
+        .addColumn('wave_started_at', 'bigint', (c) => c.notNull())
+        .addColumn('wave_settled_at', 'bigint')
+        .addColumn('halt_reason', 'text')
+        .addColumn('failures_since', 'bigint', (c) => c.notNull())
+        .addColumn('rollback_of', 'bigint')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rollouts_state_ix').on('rollouts').columns(['state']).execute();
+      await db.schema
+        .createTable('rollout_lockers')
+        .addColumn('rollout_id', 'bigint', (c) => c.notNull())
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('wave', 'integer', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('bytes', 'bigint')
+        .addColumn('offered_at', 'bigint')
+        .addColumn('reported_at', 'bigint')
+        .addColumn('heard_at', 'bigint')
+        .addColumn('switched_at', 'bigint')
+        .addColumn('finished_at', 'bigint')
+        .addPrimaryKeyConstraint('rollout_lockers_pk', ['rollout_id', 'locker_id'])
+        .execute();
+      await db.schema.createIndex('rollout_lockers_locker_ix').on('rollout_lockers').columns(['locker_id']).execute();
+      await db.schema.createIndex('rollout_lockers_wave_ix').on('rollout_lockers').columns(['rollout_id', 'wave', 'state']).execute();
+      await db.schema
+        .createTable('locker_agents')
+        .addColumn('locker_id', 'integer', (c) => c.primaryKey())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('updates', 'integer', (c) => c.notNull())
+        .addColumn('reported_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -524,6 +599,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0011_locker_health': migration0011,
         '0012_sandbox': migration0012,
         '0013_occupancy_version': migration0013,
+        '0018_agent_updates': migration0018(engine),
       });
     },
   };

@@ -424,6 +424,87 @@ export interface Database {
   rate_counters: RateCountersTable;
   guard_locks: GuardLocksTable;
   idempotency_keys: IdempotencyKeysTable;
+  releases: ReleasesTable;
+  rollouts: RolloutsTable;
+  rollout_lockers: RolloutLockersTable;
+  locker_agents: LockerAgentsTable;
+}
+
+/** A signed agent release (docs/updates.md), the artifact kept exactly as the operator signed it. */
+export interface ReleasesTable {
+  id: Generated<number>;
+  version: string;
+  min_protocol: number;
+  /** JSON array of the versions this release may replace although newer (signed rollback). */
+  rollback_from: JsonText;
+  key_id: string;
+  /** The signed manifest, JSON. */
+  manifest: JsonText;
+  /** SHA-256 hex of the whole artifact: its name at the download URL. */
+  sha256: string;
+  size: number;
+  artifact: Buffer;
+  notes: string | null;
+  created_at: Millis;
+  created_by: string;
+}
+
+/** A release rolled out to a target in waves (updates/conductor.ts moves it on). */
+export interface RolloutsTable {
+  id: Generated<number>;
+  release_id: number;
+  /** JSON {kind: all|lockers|city, lockerIds?, city?} as the operator gave it. */
+  target: JsonText;
+  /** JSON array of the cumulative percentages of the waves as given, e.g. [1, 10, 50, 100]. */
+  waves: JsonText;
+  soak_seconds: number;
+  health_window_seconds: number;
+  max_failure_percent: number;
+  /** running | paused | halted | aborted | completed */
+  state: string;
+  /** Index of the wave under way (0-based, of the waves that have lockers). */
+  wave: number;
+  wave_started_at: Millis;
+  /** When every locker of the wave that could act had finished; the soak counts from here. */
+  wave_settled_at: Millis | null;
+  halt_reason: string | null;
+  /** Failures before this instant do not count toward a halt (set when an operator resumes). */
+  failures_since: Millis;
+  /** The rollout this one rolls back (a signed rollback release to its lockers). */
+  rollback_of: number | null;
+  created_at: Millis;
+  created_by: string;
+  updated_at: Millis;
+}
+
+/** One locker of a rollout: its wave and where its update is. */
+export interface RolloutLockersTable {
+  rollout_id: number;
+  locker_id: number;
+  wave: number;
+  /** Order within the rollout (wave membership follows it). */
+  position: number;
+  /** pending | skipped | an UpdateState of the protocol */
+  state: string;
+  reason: string | null;
+  bytes: number | null;
+  offered_at: Millis | null;
+  /** The agent's clock at its latest report (reports apply in this order). */
+  reported_at: Millis | null;
+  /** The cloud's clock when it last heard of this locker's update. */
+  heard_at: Millis | null;
+  /** The cloud's clock when the locker reported its switch. */
+  switched_at: Millis | null;
+  finished_at: Millis | null;
+}
+
+/** What each locker's agent last said of its software (hello, presence, update reports). */
+export interface LockerAgentsTable {
+  locker_id: number;
+  version: string;
+  /** 1: it installs releases (updates configured, started by the launcher). */
+  updates: Flag;
+  reported_at: Millis;
 }
 
 /** One fixed window of a rate or failure count (guard/window-counters.ts). */

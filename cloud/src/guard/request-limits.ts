@@ -19,6 +19,8 @@ import { WindowCounters } from './window-counters.js';
 export const TOO_MANY_REQUESTS_MESSAGE = 'Слишком много запросов';
 
 const UNCOUNTED = new Set(['/health', '/health/ready', '/metrics']);
+/** Lockers' artifact downloads have bounds of their own (http/routes/updates.ts): per locker, not per shared address. */
+const UNCOUNTED_PREFIX = '/updates/artifacts/';
 
 /** A store class for @fastify/rate-limit over the shared counters (it instantiates the class itself). */
 function databaseStore(counters: WindowCounters, onFirstExceeded: (key: string) => void): FastifyRateLimitStoreCtor {
@@ -75,7 +77,8 @@ const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) 
   });
   const limit = app.rateLimit();
   app.addHook('onRequest', async (req, reply) => {
-    if (UNCOUNTED.has(req.url.split('?')[0]!)) return;
+    const path = req.url.split('?')[0]!;
+    if (UNCOUNTED.has(path) || path.startsWith(UNCOUNTED_PREFIX)) return;
     await limit.call(app, req, reply);
   });
 };

@@ -13,6 +13,7 @@ import { HttpMetrics } from './http.js';
 import { LockerEventMetrics } from './locker-events.js';
 import { NotificationMetrics } from './notifications.js';
 import { ReservationMetrics } from './reservations.js';
+import { UpdateMetrics } from './updates.js';
 
 export interface CloudMetrics {
   readonly registry: Registry;
@@ -22,6 +23,7 @@ export interface CloudMetrics {
   readonly notifications: NotificationMetrics;
   readonly guard: GuardMetrics;
   readonly fleetState: FleetStateMetrics;
+  readonly updates: UpdateMetrics;
 }
 
 export function createCloudMetrics(): CloudMetrics {
@@ -35,5 +37,6 @@ export function createCloudMetrics(): CloudMetrics {
     notifications: new NotificationMetrics(registry),
     guard: new GuardMetrics(registry),
     fleetState: new FleetStateMetrics(registry),
+    updates: new UpdateMetrics(registry),
   };
 }

@@ -19,6 +19,12 @@ export const AUDIT_ACTIONS = [
   'alert.resolve',
   'order.extend',
   'notifications.redeliver',
+  'release.upload',
+  'rollout.create',
+  'rollout.pause',
+  'rollout.resume',
+  'rollout.abort',
+  'rollout.rollback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -31,4 +37,6 @@ export const targets = {
   alert: (alertId: number) => `alert:${alertId}`,
   order: (orderId: string) => `order:${orderId}`,
   notifications: 'notifications',
+  release: (releaseId: number) => `release:${releaseId}`,
+  rollout: (rolloutId: number) => `rollout:${rolloutId}`,
 } as const;

@@ -28,6 +28,16 @@ export class OutboxSignals {
     this.#events.emit('notifications');
   }
 
+  /** Call after an operator changed a rollout (updates/rollouts.ts): the conductor moves it on at once. */
+  rolloutsChanged(rolloutId: number): void {
+    this.#events.emit('rollouts', rolloutId);
+  }
+
+  onRollouts(listener: (rolloutId: number) => void): () => void {
+    this.#events.on('rollouts', listener);
+    return () => this.#events.off('rollouts', listener);
+  }
+
   onCommands(listener: (lockerId: number) => void): () => void {
     this.#events.on('commands', listener);
     return () => this.#events.off('commands', listener);

@@ -45,6 +45,7 @@ import {
 } from '../repositories/locker-stream.js';
 import { saveHealthReport } from '../repositories/locker-health.js';
 import { KeyedQueue } from './keyed-queue.js';
+import type { LockerUpdates, UpdateDownMessage, UpdateSender } from './update-channel.js';
 import { lockerSnapshotBuilder } from './snapshot.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
 
@@ -96,6 +97,8 @@ export interface LockerLinkDeps {
   reservationGraceMinutes?: number;
   /** The process's scheduler (the poll and trim jobs); one of its own on real timers when absent. */
   scheduler?: Scheduler;
+  /** The lockers' software updates: hellos, presence versions and update reports go there. */
+  updates?: LockerUpdates;
 }
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
@@ -107,7 +110,7 @@ function lockerIdOf(text: string): number | null {
   return id <= MAX_LOCKER_ID ? id : null;
 }
 
-export class LockerLink {
+export class LockerLink implements UpdateSender {
   readonly #deps: LockerLinkDeps;
   readonly #opts: LockerLinkOptions;
   readonly #log: Logger;
@@ -292,6 +295,8 @@ export class LockerLink {
         return this.#onCommandAck(lockerId, msg.appliedCseq);
       case 'health':
         return this.#onHealth(lockerId, msg.report);
+      case 'update':
+        return this.#deps.updates?.onReport(lockerId, msg.report);
     }
   }
 
@@ -325,6 +330,7 @@ export class LockerLink {
     this.#sendPlan(lockerId, out.down.plan);
     this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'ack', ackedDseq: out.up.ackedDseq, conn: hello.conn });
     if (out.down.advancedTo !== null) await this.#deps.onCommandsApplied?.(lockerId, out.down.advancedTo);
+    await this.#deps.updates?.onHello(lockerId, hello.agent);
   }
 
   async #onEvents(lockerId: number, items: Extract<UpMessage, { type: 'events' }>['items']): Promise<void> {
@@ -370,6 +376,7 @@ export class LockerLink {
   async #onPresence(lockerId: number, presence: Presence): Promise<void> {
     const now = this.#deps.clock.now();
     const changed = await transaction(this.#deps.db, (tx) => savePresence(tx, lockerId, presence.conn, presence.online, now));
+    if (changed && presence.online && presence.version) await this.#deps.updates?.onPresence(lockerId, presence.version);
     if (!changed) return;
     this.#log.info({ lockerId, online: presence.online, conn: presence.conn }, 'locker presence');
     this.#deps.signals.live.publish({ type: 'locker', lockerId, online: presence.online });
@@ -404,6 +411,13 @@ export class LockerLink {
         published.end();
       }
     }
+  }
+
+  /** An update offer or cancellation to one locker; false when not connected to the broker. */
+  sendUpdate(lockerId: number, message: UpdateDownMessage): boolean {
+    if (!this.#running || !this.#mqtt?.ready) return false;
+    this.#send(lockerId, message);
+    return true;
   }
 
   #send(lockerId: number, msg: DownMessage): void {

@@ -11,6 +11,7 @@ import type { CloudDatabase } from '../db/database.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import type { Scheduler } from '../scheduler.js';
 import { type ApplyEvent, type LockerLink, type LockerLinkHooks, type LockerLinkOptions, createLockerLink } from './locker-link.js';
+import type { LockerUpdates } from './update-channel.js';
 
 export interface MqttSettings {
   /** External broker (mqtt:// or mqtts://); unset = start the embedded broker. */
@@ -42,6 +43,8 @@ export interface MqttPartDeps {
   reservationGraceMinutes?: number;
   /** The process's scheduler, for the locker link's poll and trim jobs. */
   scheduler?: Scheduler;
+  /** The lockers' software updates (updates/conductor.ts). */
+  updates?: LockerUpdates;
 }
 
 export class MqttPart {

@@ -11,6 +11,7 @@
  *   orders.ts         GET  /orders, /orders/:orderId/timeline; POST /orders/:orderId/extend
  *   audit.ts          GET  /audit
  *   stream.ts         GET  /stream (server-sent events)
+ *   updates.ts        GET/POST /releases, /rollouts (and pause|resume|abort|rollback), GET /agents
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from '../../../fleet/provision.js';
@@ -25,6 +26,7 @@ import { auditRoutes } from './audit.js';
 import { lockerRoutes } from './lockers.js';
 import { orderRoutes } from './orders.js';
 import { streamRoutes } from './stream.js';
+import { updateRoutes } from './updates.js';
 
 export const OPERATOR_PREFIX = '/operator';
 
@@ -46,5 +48,6 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   await app.register(orderRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(streamRoutes, { deps });
+  await app.register(updateRoutes, { deps });
   await app.register((await import('./health.js')).healthRoutes, { deps });
 };
