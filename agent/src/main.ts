@@ -10,6 +10,7 @@ import { snapshotSchema, type Snapshot } from '../../shared/src/protocol.js';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { onStopSignals } from '../../shared/src/stop-signals.js';
 import { AGENT_TRACER } from '../../shared/src/tracing.js';
+import { checkTracingEnv, TracingSettingError } from '../../shared/src/tracing-env.js';
 import { startTracingWhenConfigured } from '../../shared/src/tracing-start.js';
 import { startAgent, type RunningAgent } from './agent.js';
 import { runningRelease } from './updates/running-release.js';
@@ -34,8 +35,9 @@ async function main(): Promise<void> {
     const argv = process.argv.slice(2);
     settings = loadAgentSettings(argv, process.env);
     snapshot = loadSnapshot(argv);
+    checkTracingEnv(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof TracingSettingError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);
     }

@@ -52,3 +52,13 @@ it('exports spans to the OTLP endpoint under the service name', async () => {
     server.close();
   }
 });
+
+it('refuses at start a tracing variable the SDK would ignore or misread, naming it', () => {
+  const refused = (env: Record<string, string>) => () => startTracing(AGENT_TRACER, env);
+  expect(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://collector' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  expect(refused({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+  expect(refused({ OTEL_SDK_DISABLED: 'yes' })).toThrow(/OTEL_SDK_DISABLED/);
+  expect(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
+  expect(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+  expect(refused({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' })).not.toThrow();
+});
