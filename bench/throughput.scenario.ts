@@ -188,6 +188,26 @@ const empty = (server: Server, durationMs: number): Case => ({
   servers: [server],
 });
 
+/** `GET /health` at full load: what a probe costs the engine's probe connection. */
+const health = (server: Server, durationMs: number): Case => ({
+  spec: () => ({ urls: [server.url], inFlight: IN_FLIGHT, durationMs, request: { kind: 'get', path: '/health' } }),
+  servers: [server],
+});
+
+const HEALTH_RATE = (engine: string) => `GET /health, ${engine}, ${IN_FLIGHT} in flight`;
+
+function healthFigure(engine: string, m: Record<string, Measured>): Figure {
+  const h = m.health!;
+  return {
+    name: HEALTH_RATE(engine),
+    value: h.perSecond,
+    unit: 'req/s',
+    baseline: { name: 'empty route (node:http)', value: m.empty!.perSecond, unit: 'req/s' },
+    ratio: h.perSecond / m.empty!.perSecond,
+    note: `p99 ${h.p99Ms.toFixed(1)} ms; ${Math.round(h.cpuMicrosPerRequest)} µs server CPU a probe; ${statusNote(h)}`,
+  };
+}
+
 function lockerIds(count: number, first: number): number[] {
   return Array.from({ length: count }, (_, i) => first + i);
 }
@@ -264,6 +284,7 @@ async function sqliteCreates(sizes: Sizes, log: (l: string) => void): Promise<Fi
         empty: empty(baseline, durationMs),
         cells48: { ...creates([cloud48.url], small, 's48', durationMs), servers: [cloud48], beside: probesBeside(cloud48.url, underLoad) },
         cells400: { ...creates([cloud400.url], large, 's400', durationMs), servers: [cloud400] },
+        health: health(cloud48, durationMs),
       },
       sizes.rounds,
       log,
@@ -304,6 +325,7 @@ async function sqliteCreates(sizes: Sizes, log: (l: string) => void): Promise<Fi
       goal: "a locker's size changes the rate by at most 20%",
       met: sizeRatio >= 0.8 && sizeRatio <= 1.25,
     });
+    figures.push(healthFigure('SQLite', m));
     const createP50 = m.cells48!.p50Ms;
     for (const [path, key] of [['/health', 'health'], ['/metrics', 'metrics']] as const) {
       const p99 = percentile(underLoad[key], 0.99);
@@ -422,6 +444,7 @@ async function postgresCreates(sizes: Sizes, log: (l: string) => void): Promise<
         empty: empty(baseline, durationMs),
         one: { ...creates([first.url], lockers, 'pg1', durationMs), servers: [first], databaseCpu: true },
         two: { ...creates([first.url, second.url], lockers, 'pg2', durationMs), servers: [first, second], databaseCpu: true, beside: watchBeside },
+        health: health(first, durationMs),
       },
       sizes.rounds,
       log,
@@ -443,6 +466,7 @@ async function postgresCreates(sizes: Sizes, log: (l: string) => void): Promise<
         note: `p50 ${one.p50Ms.toFixed(1)} ms; ${statusNote(one)}`,
       },
       { name: `${name}, p99`, value: one.p99Ms, unit: 'ms', goal: 'p99 < 100 ms', met: one.p99Ms < 100 },
+      healthFigure('PostgreSQL', m),
       {
         name: `${name}, cloud CPU per reservation`,
         value: one.cpuMicrosPerRequest,
@@ -526,7 +550,21 @@ async function run({ quick, log }: ScenarioOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
   figures.push(...(await sqliteCreates(sizes, log)));
   figures.push(...(await loggingAndTracing(sizes, log)));
-  if (engines.includes('postgres')) figures.push(...(await postgresCreates(sizes, log)));
+  if (engines.includes('postgres')) {
+    figures.push(...(await postgresCreates(sizes, log)));
+    const [lite, pg] = [figures.find((f) => f.name === HEALTH_RATE('SQLite')), figures.find((f) => f.name === HEALTH_RATE('PostgreSQL'))];
+    if (lite && pg) {
+      figures.push({
+        name: 'GET /health, PostgreSQL against SQLite',
+        value: pg.value,
+        unit: 'req/s',
+        baseline: { name: 'SQLite', value: lite.value, unit: 'req/s' },
+        ratio: pg.value / lite.value,
+        goal: 'a probe costs about the same on either engine (it queries its own connection)',
+        met: pg.value / lite.value >= 0.5,
+      });
+    }
+  }
   else figures.push({ name: 'smartorder/create, PostgreSQL', value: NaN, unit: 'req/s', note: 'skipped: DATABASE_URL is not set' });
   for (const engine of engines) figures.push(...(await lockerEvents(engine, sizes)));
   return figures;
