@@ -20,6 +20,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const filters = args.filter((a) => !a.startsWith('--'));
+const serverNodeOptions = (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(' ').filter((a) => a !== '');
 const timeMs = Number(process.env.BENCH_TIME_MS ?? (quick ? 100 : 300));
 
 const picked = (suffix: string) =>
@@ -57,7 +58,7 @@ for (const file of picked('.scenario.ts')) {
   const started = performance.now();
   const result: ScenarioResult = { title: scenario.title, seconds: 0, figures: [] };
   try {
-    result.figures = await scenario.run({ quick, log: (line) => log(`  ${scenario.title}: ${line}`) });
+    result.figures = await scenario.run({ quick, serverNodeOptions, log: (line) => log(`  ${scenario.title}: ${line}`) });
   } catch (err) {
     // One scenario's failure is reported with the others' figures rather than losing them.
     result.error = err instanceof Error ? err.message : String(err);

@@ -26,6 +26,8 @@ export interface ScenarioOptions {
   quick: boolean;
   /** Prints progress to stderr (stdout carries the report). */
   log: (line: string) => void;
+  /** Node options for the server processes a scenario starts (BENCH_SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=DIR`), to profile them alone. */
+  serverNodeOptions?: string[];
 }
 
 export interface Scenario {

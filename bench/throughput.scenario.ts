@@ -57,14 +57,14 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** BENCH_SERVER_NODE_OPTIONS (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`): to profile the servers alone. */
-const serverNodeOptions = (): string[] => (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(' ').filter((a) => a !== '');
+/** Node options of the server processes (ScenarioOptions.serverNodeOptions), set once per run. */
+let serverNodeOptions: string[] = [];
 
 /** Starts bench/throughput-server.ts; its logs go to /dev/null (the write is still made). */
 function startServer(spec: ServerSpec, cleanups: Cleanup[]): Promise<Server> {
   const child: ChildProcess = fork(join(here, 'throughput-server.ts'), [JSON.stringify(spec)], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx', ...serverNodeOptions()],
+    execArgv: ['--import', 'tsx', ...serverNodeOptions],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const stop = async (): Promise<void> => {
@@ -544,7 +544,8 @@ async function lockerEvents(engine: Engine, sizes: Sizes): Promise<Figure[]> {
   }
 }
 
-async function run({ quick, log }: ScenarioOptions): Promise<Figure[]> {
+async function run({ quick, log, serverNodeOptions: nodeOptions }: ScenarioOptions): Promise<Figure[]> {
+  serverNodeOptions = nodeOptions ?? [];
   const sizes = SIZES[quick ? 'quick' : 'full'];
   const engines = testEngines();
   const figures: Figure[] = [];

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 const SOURCE_DIRS = ['cloud/src', 'agent/src', 'shared/src', 'sim/src', 'demo', 'bench'];
 
-/** Entry points: each passes `process.env` to its settings loader (bench/run.ts reads BENCH_TIME_MS). */
-const ENTRY_POINTS = ['cloud/src/main.ts', 'cloud/src/cli.ts', 'agent/src/main.ts', 'demo/main.ts', 'sim/src/main.ts', 'bench/run.ts'];
+/** Entry points: each passes `process.env` to its settings loader (bench/run.ts reads BENCH_TIME_MS and BENCH_SERVER_NODE_OPTIONS; the agent's launcher reads AGENT_CONFIG). */
+const ENTRY_POINTS = ['cloud/src/main.ts', 'cloud/src/cli.ts', 'agent/src/main.ts', 'agent/src/launcher/main.ts', 'demo/main.ts', 'sim/src/main.ts', 'bench/run.ts'];
 
 const ENV_READ = /\bprocess\s*\.\s*env\b|\bprocess\s*\[\s*['"`]env['"`]\s*\]|from\s+['"](?:node:)?process['"]|require\(\s*['"](?:node:)?process['"]\s*\)/;
 

@@ -11,6 +11,7 @@ import { orderExamples } from './orders.js';
 import { postamatExamples } from './postamats.js';
 import { sandboxExamples } from './sandbox.js';
 import type { OperationExamples } from './types.js';
+import { updateExamples } from './updates.js';
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...healthExamples,
@@ -20,4 +21,5 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...operatorExamples,
   ...consoleExamples,
   ...sandboxExamples,
+  ...updateExamples,
 };

@@ -116,7 +116,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
         summary: 'One release with its signed manifest (every file with its size and SHA-256)',
         security,
         params: z.object({ releaseId: z.coerce.number().pipe(positiveInt32) }),
-        response: { 200: releaseView.extend({ manifest: z.unknown() }).meta({ id: 'ReleaseDetail' }), ...operatorErrors },
+        response: { 200: releaseView.extend({ manifest: z.unknown() }).meta({ id: 'ReleaseDetail' }), ...operatorErrors, 404: operatorErrors[400].describe('no such release') },
       },
     },
     (req) => releaseDetail(deps, req.params.releaseId),
@@ -170,7 +170,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
 
   app.get(
     '/rollouts/:rolloutId',
-    { schema: { operationId: 'getRollout', tags: ['operator'], summary: 'One rollout', security, params: rolloutParams, response: { 200: rolloutView_, ...operatorErrors } } },
+    { schema: { operationId: 'getRollout', tags: ['operator'], summary: 'One rollout', security, params: rolloutParams, response: { 200: rolloutView_, ...operatorErrors, 404: operatorErrors[400].describe('no such rollout') } } },
     async (req) => {
       const r = await rolloutById(deps.cdb.db, req.params.rolloutId);
       if (!r) throw notFound(`rollout ${req.params.rolloutId}`);
@@ -188,7 +188,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
         security,
         params: rolloutParams,
         querystring: z.object({ state: z.enum(MEMBER_STATES).optional(), wave: z.coerce.number().int().min(1).max(MAX_WAVES).optional(), ...paging }),
-        response: { 200: pageOf(memberView), ...operatorErrors },
+        response: { 200: pageOf(memberView), ...operatorErrors, 404: operatorErrors[400].describe('no such rollout') },
       },
     },
     async (req) => {
