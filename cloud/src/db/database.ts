@@ -198,6 +198,11 @@ function pipelined(client: pg.PoolClient): PostgresPoolClient {
   let inTransaction = false;
   let pending: Promise<void>[] = [];
   let failure: { error: unknown } | undefined;
+  // A connection lost while the client is checked out between two queries (a transaction waiting
+  // on other work) is emitted on the client, where the pool listens only while it is idle: without
+  // a listener it would end the process. The next query on it fails with the loss, and the pool
+  // discards the client when it is released (pg marks it no longer queryable).
+  client.on('error', () => undefined);
   // pg writes each protocol message of a query on its own: five system calls a query, and as many
   // wake-ups of the server. Corked until the end of the tick, a tick's queries leave in one write.
   const socket = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
