@@ -193,7 +193,10 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await giveReason('glass cracked, console test');
     await page.waitForSelector(`[data-cell-id="${spareCell}"][data-state="blocked"]`, WAIT);
     const grid = (await op(`/lockers/${LOCKER}`)).grid as { cellId: number; state: string; flags: string[] }[];
-    expect(grid.find((c) => c.cellId === spareCell)).toMatchObject({ state: 'blocked' });
+    expect(grid.find((c) => c.cellId === spareCell)).toMatchObject({ state: 'blocked', flagMarks: [{ flag: 'blocked', setBy: 'ops', reason: 'glass cracked, console test' }] });
+    // The panel says who blocked the cell and why.
+    await page.waitForSelector('[data-cell-panel] [data-flag="blocked"] [data-flag-mark="ops"]', WAIT);
+    expect(await page.textContent('[data-cell-panel] [data-flag="blocked"]')).toContain('glass cracked, console test');
 
     await go('#/audit', 'audit');
     const audit = await op('/audit');
@@ -208,6 +211,46 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await page.click('[data-cell-panel] [data-action="unblock"]');
     await giveReason('replaced');
     await page.waitForSelector(`[data-cell-id="${spareCell}"]:not([data-state="blocked"])`, WAIT);
+  });
+
+  it('Actions: a remote open keeps its purpose and the note typed beside it; the audit filters by action and links to the cell', async () => {
+    await page.click(`[data-cell-id="${spareCell}"]`);
+    await page.click('[data-cell-panel] [data-action="open-cell"]');
+    await page.selectOption('[data-dialog="reason"] select[name="purpose"]', 'customer_support');
+    await giveReason('code not accepted, customer at the locker');
+    const opened = await eventually(async () => {
+      const a = await op(`/audit?action=cell.open&lockerId=${LOCKER}`);
+      return a.items.length > 0 ? a.items[0] : null;
+    }, 'the cell open in the audit');
+    expect(opened).toMatchObject({ operator: 'ops', target: `locker:${LOCKER}/cell:${spareCell}`, reason: 'customer_support', note: 'code not accepted, customer at the locker', lockerId: LOCKER });
+    // The locker reports the door opened; it is shut again at the locker, so the network is as it was.
+    await eventually(async () => {
+      const facts = (await op(`/lockers/${LOCKER}/alerts?include=history`)).items as { kind: string; cellId: number | null; detail: { outcome?: string } }[];
+      return facts.some((f) => f.kind === 'cell.open' && f.cellId === spareCell && f.detail?.outcome === 'opened') || null;
+    }, 'the locker reporting the door opened');
+    expect((await sim('/doors/close', locker().lockOf(spareCell))).status).toBe(200);
+    await page.waitForSelector(`[data-cell-id="${spareCell}"][data-door="closed"]`, WAIT);
+
+    // The cell's own history, then the filters: by action through the form.
+    await page.click('[data-cell-panel] [data-link="cell-audit"]');
+    await page.waitForSelector(`main[data-screen="audit"] [data-audit-id="${opened.id}"]`, WAIT);
+    const forCell = await op(`/audit?target=${encodeURIComponent(`locker:${LOCKER}/cell:${spareCell}`)}`);
+    await page.waitForSelector(`table[data-total="${forCell.total}"]`, WAIT);
+    await go('#/audit', 'audit');
+    await page.selectOption('[data-audit-filters] select[name="action"]', 'cell.open');
+    await page.fill('[data-audit-filters] input[name="lockerId"]', String(LOCKER));
+    await page.click('[data-action="filter-audit"]');
+    const filtered = await op(`/audit?action=cell.open&lockerId=${LOCKER}`);
+    await page.waitForSelector(`table[data-total="${filtered.total}"]`, WAIT);
+    expect(await page.$$eval('tr[data-audit-action]', (trs) => [...new Set(trs.map((tr) => tr.getAttribute('data-audit-action')))])).toEqual(['cell.open']);
+    const row = `tr[data-audit-id="${opened.id}"]`;
+    expect(await page.textContent(`${row} [data-audit-what]`)).toBe('cell opened');
+    expect(await page.textContent(`${row} [data-audit-reason]`)).toBe('customer support');
+    expect(await page.textContent(`${row} [data-audit-note]`)).toBe('code not accepted, customer at the locker');
+    await shot('audit-filtered');
+    // The target links to the cell, chosen on its locker's page.
+    await page.click(`${row} [data-audit-target-link]`);
+    await page.waitForSelector(`main[data-screen="locker"][data-locker-id="${LOCKER}"] [data-cell-panel="${spareCell}"]`, WAIT);
   });
 
   it('Alerts: the open alerts as the API lists them; acknowledging one asks why and moves it on', async () => {

@@ -35,7 +35,7 @@ function Screen({ route }) {
   const [name, id] = route.parts;
   switch (name) {
     case 'lockers':
-      return id ? html`<${LockerScreen} lockerId=${id} />` : html`<${FleetScreen} />`;
+      return id ? html`<${LockerScreen} lockerId=${id} initialCell=${Number(route.params.get('cell')) || null} />` : html`<${FleetScreen} />`;
     case 'orders':
       return id ? html`<${TimelineScreen} orderId=${id} />` : html`<${OrdersScreen} initialQuery=${route.params.get('query') ?? ''} />`;
     case 'notifications':
@@ -43,7 +43,7 @@ function Screen({ route }) {
     case 'alerts':
       return html`<${AlertsScreen} />`;
     case 'audit':
-      return html`<${AuditScreen} />`;
+      return html`<${AuditScreen} key=${route.params.toString()} params=${route.params} />`;
     default:
       return html`<${FleetScreen} />`;
   }

@@ -31,6 +31,7 @@ const freeCell = (cellId: number, size: '430x90' | '430x190' | '430x390', height
   state: 'free',
   doorOpen: null,
   flags: [],
+  flagMarks: [],
   orders: [],
 });
 
@@ -277,9 +278,12 @@ export const consoleExamples: Record<string, OperationExamples> = {
               action: 'cell.open',
               target: 'locker:101/cell:5',
               reason: 'customer_support',
+              note: 'customer at the locker, code not accepted',
+              lockerId: 101,
+              orderId: null,
               detail: { cseq: 6, openReason: 'customer_support', notAfter: '2030-03-04T09:02:00.000Z' },
             },
-            { id: 2, at: '2030-03-04T09:00:00.000Z', operator: 'ops', action: 'cell.flags', target: 'locker:101/cell:5', reason: null, detail: { before: ['dirty'], after: [] } },
+            { id: 2, at: '2030-03-04T09:00:00.000Z', operator: 'ops', action: 'cell.flags', target: 'locker:101/cell:5', reason: null, note: null, lockerId: 101, orderId: null, detail: { before: ['dirty'], after: [] } },
           ],
           total: 3,
           page: 1,

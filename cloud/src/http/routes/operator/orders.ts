@@ -6,7 +6,7 @@ import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions
 import { orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { iso, isoTime, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
+import { iso, isoTime, noteSchema, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
 
 export const orderItem = z
   .object({
@@ -89,8 +89,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         params: orderParams,
         body: z
           .union([
-            z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema }),
-            z.object({ until: z.iso.datetime({ offset: true }).max(40).describe('ISO 8601 with an offset'), reason: reasonSchema }),
+            z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema, note: noteSchema }),
+            z.object({ until: z.iso.datetime({ offset: true }).max(40).describe('ISO 8601 with an offset'), reason: reasonSchema, note: noteSchema }),
           ])
           .meta({ example: { days: 2, reason: 'customer in hospital' } }),
         response: {
@@ -102,7 +102,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     async (req) => {
       const body = req.body;
       const request = 'days' in body ? { days: body.days } : { until: Date.parse(body.until) };
-      return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason }, req.params.orderId, request);
+      return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason, note: body.note ?? null }, req.params.orderId, request);
     },
   );
   return Promise.resolve();
