@@ -284,8 +284,21 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     const found = await op('/orders?query=CONSOLE-1');
     expect(found.items.map((o: { orderId: string }) => o.orderId)).toEqual([orderId]);
 
+    // The order page opens with the plain summary; the raw timeline is one click further.
     await (await row.$('a'))!.click();
-    await page.waitForSelector(`main[data-screen="timeline"] ol.timeline`, WAIT);
+    await page.waitForSelector(`main[data-screen="order"] [data-order-summary]`, WAIT);
+    const summary = await op(`/orders/${orderId}`);
+    expect(summary).toMatchObject({ state: 0, code: { active: false, sentAt: null } }); // created, not yet loaded
+    expect(await page.textContent('[data-summary="state"]')).toContain('0 New');
+    expect(await page.$$eval('[data-summary="parcels"] [data-parcel]', (els) => els.map((e) => e.getAttribute('data-parcel')))).toEqual(summary.parcels.map((p: { barcode: string }) => p.barcode));
+    expect(await page.$$eval('[data-summary="marketplace"] li[data-notification-id]', (els) => els.map((e) => Number(e.getAttribute('data-notification-id'))))).toEqual(
+      summary.marketplace.map((n: { notificationId: number }) => n.notificationId),
+    );
+    expect(await page.textContent('[data-summary="code"]')).toBe('none');
+    expect(await page.textContent('[data-order-summary]')).not.toContain(PHONE.slice(2));
+    expect(await page.$('ol.timeline')).toBeNull();
+    await shot('order');
+    await page.click('[data-action="toggle-timeline"]');
     const timeline = await op(`/orders/${orderId}/timeline`);
     await page.waitForSelector(`ol.timeline[data-entries="${timeline.entries.length}"]`, WAIT);
     await shot('timeline');

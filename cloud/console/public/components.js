@@ -76,10 +76,22 @@ export function formatTime(value) {
   return new Intl.DateTimeFormat(language() === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'short', timeStyle: 'medium' }).format(ms);
 }
 
+/** A span of time in its largest whole unit: [n, unit] with unit one of s, m, h, d. */
+function spanOf(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return s < 60 ? [s, 's'] : s < 3600 ? [Math.floor(s / 60), 'm'] : s < 86400 ? [Math.floor(s / 3600), 'h'] : [Math.floor(s / 86400), 'd'];
+}
+
+/** "3 h": a span of time, as a deadline's time left. */
+export function formatSpan(seconds) {
+  if (seconds == null) return '—';
+  const [n, unit] = spanOf(seconds);
+  return `${n} ${t(`units.${unit}`)}`;
+}
+
 export function formatAge(seconds) {
   if (seconds == null) return '—';
-  const s = Math.max(0, Math.round(seconds));
-  const [n, unit] = s < 60 ? [s, 's'] : s < 3600 ? [Math.floor(s / 60), 'm'] : s < 86400 ? [Math.floor(s / 3600), 'h'] : [Math.floor(s / 86400), 'd'];
+  const [n, unit] = spanOf(seconds);
   return t('ago', n, t(`units.${unit}`));
 }
 

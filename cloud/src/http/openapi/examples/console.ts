@@ -186,6 +186,48 @@ export const consoleExamples: Record<string, OperationExamples> = {
       byPhoneEnd: { summary: 'None', value: { items: [], total: 0, page: 1, pageSize: 50 } },
     },
   },
+  getOrderSummary: {
+    success: 'The order as a person reads it first',
+    requests: {
+      unknown: { summary: 'An order that does not exist', params: { orderId: '00000000-0000-4000-8000-0000000000ff' }, status: 400, answer: 'code3' },
+    },
+    answers: {
+      loaded: {
+        summary: 'An order in its cell: code active and delivered, the placement told, the deadline not yet delivered',
+        value: {
+          orderId: ORDER_1001,
+          externalId: 'ORD-1001',
+          marketplaceId: 'shop-one',
+          lockerId: 102,
+          lockerName: 'Постамат Арбат 12',
+          timezone: 'Europe/Moscow',
+          state: 3,
+          stateChangedAt: '2030-03-04T10:00:00.000Z',
+          createdAt: '2030-03-04T09:00:00.000Z',
+          loadedAt: '2030-03-04T10:00:00.000Z',
+          holdUntil: '2030-03-07T10:00:00.000Z',
+          phones: ['+7******4567'],
+          parcels: [{ barcode: 'PCL-1001-1', state: 'loaded', cellId: 4 }],
+          code: { active: true, sentAt: '2030-03-04T10:00:00.000Z', delivery: 'delivered' },
+          marketplace: [
+            {
+              notificationId: 9,
+              kind: 'expiration-date-changes',
+              said: '2030-03-07T13:00:00+03:00',
+              delivery: 'pending',
+              recordedAt: '2030-03-04T10:00:00.000Z',
+              deliveredAt: null,
+              attempts: 2,
+              lastStatus: 503,
+              lastError: 'HTTP 503',
+            },
+            { notificationId: 8, kind: 'user-access-code', said: null, delivery: 'delivered', recordedAt: '2030-03-04T10:00:00.000Z', deliveredAt: '2030-03-04T10:00:01.000Z', attempts: 1, lastStatus: 200, lastError: null },
+            { notificationId: 7, kind: 'order-status', said: '3', delivery: 'delivered', recordedAt: '2030-03-04T10:00:00.000Z', deliveredAt: '2030-03-04T10:00:01.000Z', attempts: 1, lastStatus: 200, lastError: null },
+          ],
+        },
+      },
+    },
+  },
   getOrderTimeline: {
     success: "The order's history: states, commands, notifications and locker facts in time order",
     requests: {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requestString } from '../../../contract/common.js';
 import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
-import { orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
+import { orderSummary, orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
 import { iso, isoTime, noteSchema, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
@@ -42,6 +42,46 @@ const timelineView = z.object({
   ),
 });
 
+const delivery = z.enum(['delivered', 'failing', 'pending']).describe('delivered; failing: past the failing limit, still retried; pending: on its way');
+
+const summaryView = z
+  .object({
+    orderId: z.string(),
+    externalId: z.string(),
+    marketplaceId: z.string(),
+    lockerId: z.int(),
+    lockerName: z.string().nullable(),
+    timezone: z.string().nullable().describe("the locker's"),
+    state: z.int().describe('OrderState of the API'),
+    stateChangedAt: isoTime,
+    createdAt: isoTime,
+    loadedAt: isoTime,
+    holdUntil: isoTime.describe('the end of storage'),
+    phones: z.array(z.string()).describe('masked'),
+    parcels: z.array(z.object({ barcode: z.string(), state: z.string().describe('ParcelState'), cellId: z.int().nullable() })),
+    code: z.object({
+      active: z.boolean().describe('a pick-up code is active (Courier loaded)'),
+      sentAt: isoTime.describe('when the latest user-access-code notification was recorded'),
+      delivery: delivery.nullable(),
+    }),
+    marketplace: z
+      .array(
+        z.object({
+          notificationId: z.int(),
+          kind: z.string().describe('order-status, user-access-code or expiration-date-changes'),
+          said: z.string().nullable().describe("order-status: the event id; expiration-date-changes: the new end; user-access-code: null (the code is not shown)"),
+          delivery,
+          recordedAt: z.string(),
+          deliveredAt: isoTime,
+          attempts: z.int(),
+          lastStatus: z.int().nullable().describe("the receiver's latest HTTP status"),
+          lastError: z.string().nullable(),
+        }),
+      )
+      .describe('what the marketplace was told, newest first, and whether it got it'),
+  })
+  .meta({ id: 'OrderSummary' });
+
 const orderParams = z.object({ orderId: requestString(64).min(1).describe('the platform order id') });
 
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
@@ -61,6 +101,21 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
       const page = await searchOrders(deps, req.query.query, req.query.page, req.query.pageSize);
       return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
     },
+  );
+
+  app.get(
+    '/orders/:orderId',
+    {
+      schema: {
+        operationId: 'getOrderSummary',
+        tags: ['operator'],
+        summary: "One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it",
+        security,
+        params: orderParams,
+        response: { 200: summaryView, ...operatorErrors },
+      },
+    },
+    async (req) => orderSummary(deps, req.params.orderId),
   );
 
   app.get(
