@@ -307,6 +307,63 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await shot('orders');
   });
 
+  it('Order care: a loaded order offers a new pick-up code and the early return, each asking why; the summary follows', async () => {
+    // A courier loads CONSOLE-2 at the locker (its screen and simulator), as the demo traffic does.
+    const created = await call('PUT', `${demo.apiUrl}/api/v4/auth/delivery/smartorder/create`, { 'x-service-api-key': SHOP }, {
+      externalId: 'CONSOLE-2',
+      postamatId: LOCKER,
+      dateDelivery: moscowToday(),
+      parcels: [{ barcode: 'CONSOLE-2-P1', dimension: { length: 300, width: 200, height: 80 } }],
+      clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
+      notification: { emails: [], phones: [PHONE] },
+    });
+    expect(created.status).toBe(200);
+    const [partnerKey] = [...demo.keys.partners.values()];
+    const route = await call('PUT', `${demo.apiUrl}/api/v1/auth/couriers/courier-with-route`, { 'partner-api-key': partnerKey! }, {
+      courier: { externalId: 'CR-CONSOLE', email: 'console@courier.example', phone: '+79035550098' },
+      route: { carNumber: 'А002АА77', date: moscowToday(), externalId: 'RT-CONSOLE', postamatIds: [LOCKER] },
+    });
+    expect(route.status, JSON.stringify(route.body)).toBe(200);
+    const screen = async (path: string, body?: unknown) => (await call(body === undefined ? 'GET' : 'POST', `${locker().screenUrl}${path}`, {}, body)).body;
+    await eventually(async () => {
+      await screen('/api/home', {});
+      await screen('/api/choose', { kind: 'courier' });
+      return (await screen('/api/code', { kind: 'courier', code: route.body.postamatAccessCode })).view.screen === 'courier' || null;
+    }, 'the courier code at the locker');
+    const scanned = locker().hasScanner
+      ? (await sim('/scan', { barcode: 'CONSOLE-2-P1' }), await eventually(async () => {
+          const st = await screen('/api/state');
+          return st.view.screen === 'load_open' ? st : null;
+        }, 'the cell opened for the load'))
+      : await screen('/api/scan', { barcode: 'CONSOLE-2-P1' });
+    expect(scanned.view.screen).toBe('load_open');
+    expect((await sim('/doors/close', locker().lockOf(scanned.view.cellId))).status).toBe(200);
+    const found = await op('/orders?query=CONSOLE-2');
+    const orderId: string = found.items[0].orderId;
+    await eventually(async () => ((await op(`/orders/${orderId}`)).state === 3) || null, 'CONSOLE-2 loaded');
+    await screen('/api/home', {});
+
+    await go(`#/orders/${encodeURIComponent(orderId)}`, 'order');
+    await page.waitForSelector('[data-summary="code"]:has-text("active")', WAIT);
+    await page.click('[data-action="new-code"]');
+    await giveReason('customer lost the SMS');
+    const issued = await eventually(async () => {
+      const a = await op(`/audit?orderId=${orderId}&action=order.code`);
+      return a.items[0] ?? null;
+    }, 'the new code in the audit');
+    expect(issued).toMatchObject({ operator: 'ops', reason: 'customer lost the SMS', detail: { rule: 'CR1' } });
+    const codes = (await op(`/orders/${orderId}`)).marketplace.filter((n: { kind: string }) => n.kind === 'user-access-code');
+    expect(codes.length).toBe(2);
+    await page.waitForSelector(`[data-summary="marketplace"] li[data-notification-id="${codes[0].notificationId}"]`, WAIT);
+    await shot('order-loaded');
+
+    await page.click('[data-action="start-return"]');
+    await giveReason('refused by the customer');
+    await page.waitForSelector('[data-summary="state"]:has-text("Return initiated"), [data-summary="state"]:has-text("Awaiting return")', WAIT);
+    expect((await op(`/orders/${orderId}`)).state).toBeGreaterThanOrEqual(6);
+    expect(await page.$('[data-action="start-return"]')).toBeNull();
+  });
+
   it('Notifications: the backlog per marketplace and the failing deliveries as the API lists them', async () => {
     await go('#/notifications', 'notifications');
     const failing = await op('/notifications?status=failing');

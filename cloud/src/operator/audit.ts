@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'alert.acknowledge',
   'alert.resolve',
   'order.extend',
+  'order.code',
+  'order.return',
   'notifications.redeliver',
   'release.upload',
   'rollout.create',

@@ -13,6 +13,8 @@ const ACTIONS = [
   'alert.acknowledge',
   'alert.resolve',
   'order.extend',
+  'order.code',
+  'order.return',
   'notifications.redeliver',
   'release.upload',
   'rollout.create',

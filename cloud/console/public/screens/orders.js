@@ -127,13 +127,22 @@ export function OrderScreen({ orderId }) {
     });
     if (done) refresh();
   };
+  // A new code (sent to the marketplace) and the early return: each asks why, for the audit.
+  const care = (path, title) => async () => {
+    const done = await act({ title, run: ({ reason }) => post(`/orders/${encodeURIComponent(orderId)}/${path}`, { reason }) });
+    if (done) refresh();
+  };
   return html`<main data-screen="order" data-order-id=${orderId}>
     <a href="#/orders" class="back">${t('backToOrders')}</a>
     <${Loading} state=${state}>${(s) => html`
       <header class="locker-head">
         <h2>${t('order')} ${s.externalId}</h2>
         <span class="muted">${s.marketplaceId}</span>
-        ${canAct && s.state === 3 && html`<button data-action="extend" onClick=${extend}>${t('extend')}</button>`}
+        ${canAct && s.state === 3 && html`<div class="actions">
+          <button data-action="extend" onClick=${extend}>${t('extend')}</button>
+          <button data-action="new-code" onClick=${care('code', t('newCode'))}>${t('newCode')}</button>
+          <button data-action="start-return" onClick=${care('return', t('startReturn'))}>${t('startReturn')}</button>
+        </div>`}
       </header>
       <${OrderSummary} s=${s} />`}</${Loading}>
     <button data-action="toggle-timeline" aria-expanded=${showTimeline ? 'true' : 'false'} onClick=${() => setShowTimeline((v) => !v)}>

@@ -290,6 +290,22 @@ export const consoleExamples: Record<string, OperationExamples> = {
       },
     },
   },
+  regenerateOrderCode: {
+    success: 'A new code is issued and on its way to the marketplace',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { reason: 'customer lost the SMS' }, status: 400, answer: 'code252' },
+    },
+    answers: { issued: { summary: 'A new code (sent as user-access-code, never answered here)', value: { orderId: ORDER_1001, externalId: 'ORD-1001', state: 3, rule: 'CR1' } } },
+  },
+  startOrderReturn: {
+    success: 'The order is Return initiated; the parcels in the locker are to be returned',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { reason: 'refused by the customer', note: 'phoned the desk' }, status: 400, answer: 'code252' },
+    },
+    answers: { started: { summary: 'Return initiated', value: { orderId: ORDER_1001, externalId: 'ORD-1001', state: 6, rule: 'OR1' } } },
+  },
   acknowledgeAlert: {
     success: 'The alert, acknowledged (it stays open until resolved)',
     requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'technician on the way' }, status: 400, answer: 'code3' } },

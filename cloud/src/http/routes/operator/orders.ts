@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requestString } from '../../../contract/common.js';
 import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
+import { careForOrder } from '../../../operator/order-care.js';
 import { orderSummary, orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
@@ -159,6 +160,45 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
       const request = 'days' in body ? { days: body.days } : { until: Date.parse(body.until) };
       return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason, note: body.note ?? null }, req.params.orderId, request);
     },
+  );
+
+  const careAnswer = z
+    .object({ orderId: z.string(), externalId: z.string(), state: z.int().describe('OrderState after'), rule: z.string().describe('the lifecycle row applied (docs/lifecycle.md)') })
+    .meta({ id: 'OrderCareAnswer' });
+  const careBody = z.object({ reason: reasonSchema, note: noteSchema }).meta({ example: { reason: 'customer lost the SMS', note: 'asked by phone' } });
+
+  app.post(
+    '/orders/:orderId/code',
+    {
+      schema: {
+        operationId: 'regenerateOrderCode',
+        tags: ['operator'],
+        summary: 'Issue a new pick-up code and send it to the marketplace (Courier loaded only); the locker takes only the new one',
+        description: 'Lifecycle row CR1: the new code replaces the old in the order.upsert to the locker, and a user-access-code notification carries it to the marketplace. Refused with 252 outside Courier loaded, 250 for an unknown order.',
+        security,
+        params: orderParams,
+        body: careBody,
+        response: { 200: careAnswer, ...operatorErrors },
+      },
+    },
+    async (req) => careForOrder(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.orderId, 'code'),
+  );
+
+  app.post(
+    '/orders/:orderId/return',
+    {
+      schema: {
+        operationId: 'startOrderReturn',
+        tags: ['operator'],
+        summary: 'End storage now: the parcels in the locker are to be returned (Courier loaded only), as when storage expires',
+        description: 'Lifecycle row OR1: the order goes to Return initiated, its pick-up code is revoked, and it becomes Awaiting return (order-status 7 to the marketplace) once the locker has applied the revocation. Refused with 252 outside Courier loaded, 250 for an unknown order.',
+        security,
+        params: orderParams,
+        body: careBody,
+        response: { 200: careAnswer, ...operatorErrors },
+      },
+    },
+    async (req) => careForOrder(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.orderId, 'return'),
   );
   return Promise.resolve();
 };
