@@ -193,7 +193,10 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await giveReason('glass cracked, console test');
     await page.waitForSelector(`[data-cell-id="${spareCell}"][data-state="blocked"]`, WAIT);
     const grid = (await op(`/lockers/${LOCKER}`)).grid as { cellId: number; state: string; flags: string[] }[];
-    expect(grid.find((c) => c.cellId === spareCell)).toMatchObject({ state: 'blocked' });
+    expect(grid.find((c) => c.cellId === spareCell)).toMatchObject({ state: 'blocked', flagMarks: [{ flag: 'blocked', setBy: 'ops', reason: 'glass cracked, console test' }] });
+    // The panel says who blocked the cell and why.
+    await page.waitForSelector('[data-cell-panel] [data-flag="blocked"] [data-flag-mark="ops"]', WAIT);
+    expect(await page.textContent('[data-cell-panel] [data-flag="blocked"]')).toContain('glass cracked, console test');
 
     await go('#/audit', 'audit');
     const audit = await op('/audit');
@@ -208,6 +211,46 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await page.click('[data-cell-panel] [data-action="unblock"]');
     await giveReason('replaced');
     await page.waitForSelector(`[data-cell-id="${spareCell}"]:not([data-state="blocked"])`, WAIT);
+  });
+
+  it('Actions: a remote open keeps its purpose and the note typed beside it; the audit filters by action and links to the cell', async () => {
+    await page.click(`[data-cell-id="${spareCell}"]`);
+    await page.click('[data-cell-panel] [data-action="open-cell"]');
+    await page.selectOption('[data-dialog="reason"] select[name="purpose"]', 'customer_support');
+    await giveReason('code not accepted, customer at the locker');
+    const opened = await eventually(async () => {
+      const a = await op(`/audit?action=cell.open&lockerId=${LOCKER}`);
+      return a.items.length > 0 ? a.items[0] : null;
+    }, 'the cell open in the audit');
+    expect(opened).toMatchObject({ operator: 'ops', target: `locker:${LOCKER}/cell:${spareCell}`, reason: 'customer_support', note: 'code not accepted, customer at the locker', lockerId: LOCKER });
+    // The locker reports the door opened; it is shut again at the locker, so the network is as it was.
+    await eventually(async () => {
+      const facts = (await op(`/lockers/${LOCKER}/alerts?include=history`)).items as { kind: string; cellId: number | null; detail: { outcome?: string } }[];
+      return facts.some((f) => f.kind === 'cell.open' && f.cellId === spareCell && f.detail?.outcome === 'opened') || null;
+    }, 'the locker reporting the door opened');
+    expect((await sim('/doors/close', locker().lockOf(spareCell))).status).toBe(200);
+    await page.waitForSelector(`[data-cell-id="${spareCell}"][data-door="closed"]`, WAIT);
+
+    // The cell's own history, then the filters: by action through the form.
+    await page.click('[data-cell-panel] [data-link="cell-audit"]');
+    await page.waitForSelector(`main[data-screen="audit"] [data-audit-id="${opened.id}"]`, WAIT);
+    const forCell = await op(`/audit?target=${encodeURIComponent(`locker:${LOCKER}/cell:${spareCell}`)}`);
+    await page.waitForSelector(`table[data-total="${forCell.total}"]`, WAIT);
+    await go('#/audit', 'audit');
+    await page.selectOption('[data-audit-filters] select[name="action"]', 'cell.open');
+    await page.fill('[data-audit-filters] input[name="lockerId"]', String(LOCKER));
+    await page.click('[data-action="filter-audit"]');
+    const filtered = await op(`/audit?action=cell.open&lockerId=${LOCKER}`);
+    await page.waitForSelector(`table[data-total="${filtered.total}"]`, WAIT);
+    expect(await page.$$eval('tr[data-audit-action]', (trs) => [...new Set(trs.map((tr) => tr.getAttribute('data-audit-action')))])).toEqual(['cell.open']);
+    const row = `tr[data-audit-id="${opened.id}"]`;
+    expect(await page.textContent(`${row} [data-audit-what]`)).toBe('cell opened');
+    expect(await page.textContent(`${row} [data-audit-reason]`)).toBe('customer support');
+    expect(await page.textContent(`${row} [data-audit-note]`)).toBe('code not accepted, customer at the locker');
+    await shot('audit-filtered');
+    // The target links to the cell, chosen on its locker's page.
+    await page.click(`${row} [data-audit-target-link]`);
+    await page.waitForSelector(`main[data-screen="locker"][data-locker-id="${LOCKER}"] [data-cell-panel="${spareCell}"]`, WAIT);
   });
 
   it('Alerts: the open alerts as the API lists them; acknowledging one asks why and moves it on', async () => {
@@ -241,14 +284,84 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     const found = await op('/orders?query=CONSOLE-1');
     expect(found.items.map((o: { orderId: string }) => o.orderId)).toEqual([orderId]);
 
+    // The order page opens with the plain summary; the raw timeline is one click further.
     await (await row.$('a'))!.click();
-    await page.waitForSelector(`main[data-screen="timeline"] ol.timeline`, WAIT);
+    await page.waitForSelector(`main[data-screen="order"] [data-order-summary]`, WAIT);
+    const summary = await op(`/orders/${orderId}`);
+    expect(summary).toMatchObject({ state: 0, code: { active: false, sentAt: null } }); // created, not yet loaded
+    expect(await page.textContent('[data-summary="state"]')).toContain('0 New');
+    expect(await page.$$eval('[data-summary="parcels"] [data-parcel]', (els) => els.map((e) => e.getAttribute('data-parcel')))).toEqual(summary.parcels.map((p: { barcode: string }) => p.barcode));
+    expect(await page.$$eval('[data-summary="marketplace"] li[data-notification-id]', (els) => els.map((e) => Number(e.getAttribute('data-notification-id'))))).toEqual(
+      summary.marketplace.map((n: { notificationId: number }) => n.notificationId),
+    );
+    expect(await page.textContent('[data-summary="code"]')).toBe('none');
+    expect(await page.textContent('[data-order-summary]')).not.toContain(PHONE.slice(2));
+    expect(await page.$('ol.timeline')).toBeNull();
+    await shot('order');
+    await page.click('[data-action="toggle-timeline"]');
     const timeline = await op(`/orders/${orderId}/timeline`);
     await page.waitForSelector(`ol.timeline[data-entries="${timeline.entries.length}"]`, WAIT);
     await shot('timeline');
     await go('#/orders?query=CONSOLE-1', 'orders');
     await page.waitForSelector('tr[data-order-id]', WAIT);
     await shot('orders');
+  });
+
+  it('Order care: a loaded order offers a new pick-up code and the early return, each asking why; the summary follows', async () => {
+    // A courier loads CONSOLE-2 at the locker (its screen and simulator), as the demo traffic does.
+    const created = await call('PUT', `${demo.apiUrl}/api/v4/auth/delivery/smartorder/create`, { 'x-service-api-key': SHOP }, {
+      externalId: 'CONSOLE-2',
+      postamatId: LOCKER,
+      dateDelivery: moscowToday(),
+      parcels: [{ barcode: 'CONSOLE-2-P1', dimension: { length: 300, width: 200, height: 80 } }],
+      clientInvoice: { cart: { items: [], prePaymentSum: 0 } },
+      notification: { emails: [], phones: [PHONE] },
+    });
+    expect(created.status).toBe(200);
+    const [partnerKey] = [...demo.keys.partners.values()];
+    const route = await call('PUT', `${demo.apiUrl}/api/v1/auth/couriers/courier-with-route`, { 'partner-api-key': partnerKey! }, {
+      courier: { externalId: 'CR-CONSOLE', email: 'console@courier.example', phone: '+79035550098' },
+      route: { carNumber: 'А002АА77', date: moscowToday(), externalId: 'RT-CONSOLE', postamatIds: [LOCKER] },
+    });
+    expect(route.status, JSON.stringify(route.body)).toBe(200);
+    const screen = async (path: string, body?: unknown) => (await call(body === undefined ? 'GET' : 'POST', `${locker().screenUrl}${path}`, {}, body)).body;
+    await eventually(async () => {
+      await screen('/api/home', {});
+      await screen('/api/choose', { kind: 'courier' });
+      return (await screen('/api/code', { kind: 'courier', code: route.body.postamatAccessCode })).view.screen === 'courier' || null;
+    }, 'the courier code at the locker');
+    const scanned = locker().hasScanner
+      ? (await sim('/scan', { barcode: 'CONSOLE-2-P1' }), await eventually(async () => {
+          const st = await screen('/api/state');
+          return st.view.screen === 'load_open' ? st : null;
+        }, 'the cell opened for the load'))
+      : await screen('/api/scan', { barcode: 'CONSOLE-2-P1' });
+    expect(scanned.view.screen).toBe('load_open');
+    expect((await sim('/doors/close', locker().lockOf(scanned.view.cellId))).status).toBe(200);
+    const found = await op('/orders?query=CONSOLE-2');
+    const orderId: string = found.items[0].orderId;
+    await eventually(async () => ((await op(`/orders/${orderId}`)).state === 3) || null, 'CONSOLE-2 loaded');
+    await screen('/api/home', {});
+
+    await go(`#/orders/${encodeURIComponent(orderId)}`, 'order');
+    await page.waitForSelector('[data-summary="code"]:has-text("active")', WAIT);
+    await page.click('[data-action="new-code"]');
+    await giveReason('customer lost the SMS');
+    const issued = await eventually(async () => {
+      const a = await op(`/audit?orderId=${orderId}&action=order.code`);
+      return a.items[0] ?? null;
+    }, 'the new code in the audit');
+    expect(issued).toMatchObject({ operator: 'ops', reason: 'customer lost the SMS', detail: { rule: 'CR1' } });
+    const codes = (await op(`/orders/${orderId}`)).marketplace.filter((n: { kind: string }) => n.kind === 'user-access-code');
+    expect(codes.length).toBe(2);
+    await page.waitForSelector(`[data-summary="marketplace"] li[data-notification-id="${codes[0].notificationId}"]`, WAIT);
+    await shot('order-loaded');
+
+    await page.click('[data-action="start-return"]');
+    await giveReason('refused by the customer');
+    await page.waitForSelector('[data-summary="state"]:has-text("Return initiated"), [data-summary="state"]:has-text("Awaiting return")', WAIT);
+    expect((await op(`/orders/${orderId}`)).state).toBeGreaterThanOrEqual(6);
+    expect(await page.$('[data-action="start-return"]')).toBeNull();
   });
 
   it('Notifications: the backlog per marketplace and the failing deliveries as the API lists them', async () => {

@@ -136,9 +136,26 @@ describe('deployment files', () => {
     for (const args of [
       ['check', 'config', deploy('prometheus', 'prometheus.yml')],
       ['check', 'rules', deploy('prometheus', 'alerts.yml')],
+      // The rules' unit tests: the offline alert names the locker, a failing receiver pages.
+      ['test', 'rules', deploy('prometheus', 'alerts.test.yml')],
     ]) {
       const r = spawnSync('promtool', args, { encoding: 'utf8' });
       expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
     }
+  });
+
+  it.runIf(requires('amtool'))('the Alertmanager config passes amtool, pages on critical alerts and sends the rest to the duty chat', () => {
+    const config = deploy('alertmanager', 'alertmanager.yml');
+    const check = spawnSync('amtool', ['check-config', config], { encoding: 'utf8' });
+    expect(check.status, `amtool check-config: ${check.stdout}${check.stderr}`).toBe(0);
+    const receivers = (...labels: string[]): string => {
+      const r = spawnSync('amtool', ['config', 'routes', 'test', `--config.file=${config}`, ...labels], { encoding: 'utf8' });
+      expect(r.status, `amtool config routes test ${labels.join(' ')}: ${r.stderr}`).toBe(0);
+      return r.stdout.trim();
+    };
+    expect(receivers('severity=critical', 'alertname=DoorForced', 'locker=102')).toBe('duty-pager,duty-chat');
+    expect(receivers('severity=warning', 'alertname=LockerOfflineInCloud', 'locker=102')).toBe('duty-chat');
+    // Prometheus sends to the Alertmanager the monitoring compose file runs.
+    expect(readFileSync(deploy('prometheus', 'prometheus.yml'), 'utf8')).toContain('alertmanager:9093');
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Suites that need something beyond Node.js (PostgreSQL, a Mosquitto binary or URL, socat,
- * Chromium, promtool) ask here. On a bare machine they are skipped with the reason printed; under CI
+ * Chromium, promtool, amtool) ask here. On a bare machine they are skipped with the reason printed; under CI
  * (CI=true), where .ci/run provides all of them, a missing one fails the run instead.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium' | 'promtool' | 'systemd-analyze';
+export type Requirement = 'postgres' | 'mqtt-url' | 'mosquitto' | 'socat' | 'chromium' | 'promtool' | 'amtool' | 'systemd-analyze';
 
 function onPath(bin: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
@@ -34,6 +34,8 @@ function missingReason(req: Requirement): string | undefined {
       return onPath('socat') ? undefined : 'socat not on PATH';
     case 'promtool':
       return onPath('promtool') ? undefined : 'promtool not on PATH (Debian package prometheus)';
+    case 'amtool':
+      return onPath('amtool') ? undefined : 'amtool not on PATH (Debian package prometheus-alertmanager)';
     case 'systemd-analyze':
       return onPath('systemd-analyze') ? undefined : 'systemd-analyze not on PATH (Debian package systemd)';
     case 'chromium':

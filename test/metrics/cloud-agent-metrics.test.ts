@@ -41,6 +41,12 @@ describe.each(testEngines())('metrics of the cloud and the agent on %s', (engine
     expect(sample(text, 'cloud_reservation_parcels_placed_total')).toBe(1);
     expect(sample(text, 'cloud_allocation_duration_seconds_count')).toBe(1);
     expect(sample(text, 'cloud_lockers_online')).toBe(1);
+    // The link per locker: the connected one 1, every other active locker 0, each with its name.
+    expect(sample(text, 'cloud_locker_online', { locker: String(lockerId) })).toBe(1);
+    const links = text.split('\n').filter((l) => l.startsWith('cloud_locker_online{'));
+    expect(links.length).toBeGreaterThan(1);
+    for (const l of links) expect(l, 'named').toMatch(/name="[^"]+"/);
+    expect(links.filter((l) => l.endsWith(' 1'))).toHaveLength(1);
     expect(sample(text, 'cloud_database_up')).toBe(1);
     expect(sample(text, 'cloud_broker_up')).toBe(0); // this world's link is a part of its own, not the cloud's standard one
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);

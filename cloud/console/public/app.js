@@ -11,7 +11,7 @@ import { AuditScreen } from './screens/audit.js';
 import { FleetScreen } from './screens/fleet.js';
 import { LockerScreen } from './screens/locker.js';
 import { NotificationsScreen } from './screens/notifications.js';
-import { OrdersScreen, TimelineScreen } from './screens/orders.js';
+import { OrderScreen, OrdersScreen } from './screens/orders.js';
 
 const SCREENS = ['fleet', 'orders', 'notifications', 'alerts', 'audit'];
 
@@ -35,15 +35,15 @@ function Screen({ route }) {
   const [name, id] = route.parts;
   switch (name) {
     case 'lockers':
-      return id ? html`<${LockerScreen} lockerId=${id} />` : html`<${FleetScreen} />`;
+      return id ? html`<${LockerScreen} lockerId=${id} initialCell=${Number(route.params.get('cell')) || null} />` : html`<${FleetScreen} />`;
     case 'orders':
-      return id ? html`<${TimelineScreen} orderId=${id} />` : html`<${OrdersScreen} initialQuery=${route.params.get('query') ?? ''} />`;
+      return id ? html`<${OrderScreen} orderId=${id} />` : html`<${OrdersScreen} initialQuery=${route.params.get('query') ?? ''} />`;
     case 'notifications':
       return html`<${NotificationsScreen} />`;
     case 'alerts':
       return html`<${AlertsScreen} />`;
     case 'audit':
-      return html`<${AuditScreen} />`;
+      return html`<${AuditScreen} key=${route.params.toString()} params=${route.params} />`;
     default:
       return html`<${FleetScreen} />`;
   }

@@ -76,10 +76,22 @@ export function formatTime(value) {
   return new Intl.DateTimeFormat(language() === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'short', timeStyle: 'medium' }).format(ms);
 }
 
+/** A span of time in its largest whole unit: [n, unit] with unit one of s, m, h, d. */
+function spanOf(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return s < 60 ? [s, 's'] : s < 3600 ? [Math.floor(s / 60), 'm'] : s < 86400 ? [Math.floor(s / 3600), 'h'] : [Math.floor(s / 86400), 'd'];
+}
+
+/** "3 h": a span of time, as a deadline's time left. */
+export function formatSpan(seconds) {
+  if (seconds == null) return '—';
+  const [n, unit] = spanOf(seconds);
+  return `${n} ${t(`units.${unit}`)}`;
+}
+
 export function formatAge(seconds) {
   if (seconds == null) return '—';
-  const s = Math.max(0, Math.round(seconds));
-  const [n, unit] = s < 60 ? [s, 's'] : s < 3600 ? [Math.floor(s / 60), 'm'] : s < 86400 ? [Math.floor(s / 3600), 'h'] : [Math.floor(s / 86400), 'd'];
+  const [n, unit] = spanOf(seconds);
   return t('ago', n, t(`units.${unit}`));
 }
 
@@ -107,7 +119,10 @@ export function Json({ value }) {
 // The reason dialog: askReason() opens it and resolves with the values, or null when cancelled.
 let openDialog = null;
 
-/** {title, fields?: [{name, label, type, value, min, max} | {name, label, options: [[value, text]], value}]} -> Promise<{reason, ...fields} | null>. */
+/**
+ * {title, prompt?, fields?: [{name, label, type, value, min, max} | {name, label, options: [[value, text]], value}]}
+ * -> Promise<{reason, ...fields} | null>. `prompt` labels the free text (the reason, or a note beside a chosen purpose).
+ */
 export function askReason(request) {
   return new Promise((resolve) => {
     if (!openDialog) return resolve(null);
@@ -147,7 +162,7 @@ export function DialogHost() {
           ? html`<label>${f.label}<select name=${f.name} value=${values[f.name]} onChange=${set(f.name)}>${f.options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`
           : html`<label>${f.label}<input name=${f.name} type=${f.type ?? 'text'} min=${f.min} max=${f.max} required value=${values[f.name]} onInput=${set(f.name)} /></label>`,
       )}
-      <label>${t('reasonPrompt')}<textarea name="reason" required maxlength="500" autofocus value=${values.reason ?? ''} onInput=${set('reason')}></textarea></label>
+      <label>${req.prompt ?? t('reasonPrompt')}<textarea name="reason" required maxlength="500" autofocus value=${values.reason ?? ''} onInput=${set('reason')}></textarea></label>
       <div class="dialog-buttons">
         <button type="button" onClick=${() => close(null)}>${t('cancel')}</button>
         <button type="submit" class="primary" data-action="confirm">${t('confirm')}</button>
@@ -180,8 +195,8 @@ export function ToastHost() {
 }
 
 /** Runs an action after the reason dialog; tells the outcome; returns the answer or null. */
-export async function act({ title, fields, run }) {
-  const input = await askReason({ title, fields });
+export async function act({ title, prompt, fields, run }) {
+  const input = await askReason({ title, prompt, fields });
   if (!input) return null;
   try {
     const answer = await run(input);

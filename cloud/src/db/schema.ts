@@ -332,9 +332,27 @@ export interface OperatorAuditTable {
   action: string;
   /** `locker:1/cell:3`, `alert:17`, `order:<id>`, `notifications` */
   target: string;
+  /** The action's reason: a fixed purpose where the action has one (cell open), else the operator's words. */
   reason: string | null;
+  /** The operator's free-text note beside the reason. */
+  note: string | null;
+  /** The locker and the order the entry concerns, where it concerns one (filters). */
+  locker_id: number | null;
+  order_id: string | null;
   /** JSON of what changed; never personal data or codes. */
   detail: JsonText;
+}
+
+/** Who set a cell's flag, why and when; the row goes when the flag is cleared. */
+export interface CellFlagMarksTable {
+  locker_id: number;
+  cell_id: number;
+  flag: string;
+  set_at: Millis;
+  /** The operator's name, `locker` (the locker raised it) or `fleet` (the fleet file). */
+  set_by: string;
+  reason: string | null;
+  note: string | null;
 }
 
 /** A marketplace API call that named an order, whatever its answer. */
@@ -419,6 +437,7 @@ export interface Database {
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
   operator_audit: OperatorAuditTable;
+  cell_flag_marks: CellFlagMarksTable;
   order_api_calls: OrderApiCallsTable;
   notification_attempts: NotificationAttemptsTable;
   rate_counters: RateCountersTable;

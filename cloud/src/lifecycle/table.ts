@@ -22,7 +22,9 @@ export type LifecycleEvent =
   | 'parcel.returned'
   | 'storage.expired'
   | 'revocation.confirmed'
-  | 'revocation.timedOut';
+  | 'revocation.timedOut'
+  | 'code.regenerate'
+  | 'return.start';
 
 /** What raises each event, for the docs. */
 export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
@@ -38,6 +40,8 @@ export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
   'storage.expired': 'clock: holdUntil has passed; sandbox: storage runs out now (docs/sandbox.md)',
   'revocation.confirmed': "clock or locker ack: the locker applied the upsert that revoked the code",
   'revocation.timedOut': 'clock: RETURN_CONFIRM_SECONDS after entering 6 without confirmation',
+  'code.regenerate': 'operator: POST /operator/orders/{orderId}/code (the customer lost the code, or it leaked)',
+  'return.start': 'operator: POST /operator/orders/{orderId}/return (storage ends early: refused, damaged, asked by the marketplace)',
 };
 
 /** Predicates on the census of the order's parcels after the event's parcel step. */
@@ -127,12 +131,16 @@ export const ORDER_TRANSITIONS: readonly OrderTransition[] = [
   { id: 'SE1', event: 'storage.expired', from: [CourierLoaded], guard: 'always', to: ReturnInitiated, effects: ['returnLoaded', ...ENTER_RETURN], note: 'what the customer did not take is to be returned' },
   { id: 'RC1', event: 'revocation.confirmed', from: [ReturnInitiated], guard: 'always', to: AwaitingReturn, effects: ['revokeCode', 'notifyAwaitingReturn', 'forgetRevocation'], note: 'the locker no longer accepts the code' },
   { id: 'RC2', event: 'revocation.timedOut', from: [ReturnInitiated], guard: 'always', to: AwaitingReturn, effects: ['revokeCode', 'notifyAwaitingReturn', 'forgetRevocation'], note: 'at most RETURN_CONFIRM_SECONDS after entering 6' },
+  { id: 'CR1', event: 'code.regenerate', from: [CourierLoaded], guard: 'always', to: 'same', effects: ['issueCode'], note: 'the new code replaces the old at the locker; user-access-code with it' },
+  { id: 'OR1', event: 'return.start', from: [CourierLoaded], guard: 'always', to: ReturnInitiated, effects: ['returnLoaded', ...ENTER_RETURN], note: 'what is in the locker is to be returned, as when storage expires' },
 ];
 
 /** The API operations that are refused unless the order is in one of the row's states. */
 export const STATE_REFUSALS = {
   'order.update': { code: ResultCode.PostOperationWrongState, message: 'Post operation wrong state' },
   'storage.extend': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
+  'code.regenerate': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
+  'return.start': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
 } as const;
 
 /** A parcel's state before a step; 'absent' when the order does not have the barcode yet. */
@@ -185,4 +193,5 @@ export const PARCEL_STEPS: readonly ParcelStep[] = [
   ...takeSteps('T', 'parcel.received', Received),
   ...takeSteps('R', 'parcel.returned', Returned),
   { id: 'SEp1', event: 'storage.expired', from: [Loaded], to: Ar, cell: 'keep', note: 'the customer did not take it in time' },
+  { id: 'ORp1', event: 'return.start', from: [Loaded], to: Ar, cell: 'keep', note: 'an operator ended its storage' },
 ];

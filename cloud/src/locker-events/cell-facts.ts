@@ -8,14 +8,17 @@
  */
 import { CELL_FLAGS, CellFlag } from '../../../shared/src/enums.js';
 import { recordChange } from '../outbox/record-change.js';
+import { markFlagChanges } from '../repositories/cell-flag-marks.js';
 import { findCell, saveCellFlags } from '../repositories/lockers.js';
 import { recordAlert } from './alerts.js';
 import type { EventContext, EventOf } from './context.js';
 
 const RAISED_BY_LOCKER: readonly CellFlag[] = [CellFlag.Faulty, CellFlag.NeedsInventory];
 
-async function setFlags(ctx: EventContext, cellId: number, flags: CellFlag[]): Promise<void> {
+/** The locker's own changes are marked as the locker's, with the reason it gave. */
+async function setFlags(ctx: EventContext, cellId: number, before: readonly CellFlag[], flags: CellFlag[], reason: string): Promise<void> {
   await saveCellFlags(ctx.tx, ctx.locker.id, cellId, flags, ctx.now);
+  await markFlagChanges(ctx.tx, ctx.locker.id, cellId, before, flags, { by: 'locker', reason, note: null }, ctx.now);
   await recordChange(ctx.tx, { at: ctx.now, commands: [{ lockerId: ctx.locker.id, body: { type: 'cell.flags', cellId, flags } }] });
 }
 
@@ -29,7 +32,7 @@ export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): 
   const before = cell.flags;
   const keep = (f: CellFlag): boolean => before.includes(f) && (event.reason !== 'recovered' || !RAISED_BY_LOCKER.includes(f));
   const after = CELL_FLAGS.filter((f) => event.flags.includes(f) || keep(f));
-  await setFlags(ctx, event.cellId, after);
+  await setFlags(ctx, event.cellId, before, after, event.reason);
   await recordAlert(ctx, {
     kind: event.type,
     severity: event.reason === 'recovered' ? 'info' : 'warning',
@@ -46,5 +49,5 @@ export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): 
 export async function raiseNeedsInventory(ctx: EventContext, cellId: number): Promise<void> {
   const cell = await findCell(ctx.tx, ctx.locker.id, cellId);
   if (!cell || cell.flags.includes(CellFlag.NeedsInventory)) return;
-  await setFlags(ctx, cellId, CELL_FLAGS.filter((f) => f === CellFlag.NeedsInventory || cell.flags.includes(f)));
+  await setFlags(ctx, cellId, cell.flags, CELL_FLAGS.filter((f) => f === CellFlag.NeedsInventory || cell.flags.includes(f)), 'unplaced_parcel');
 }

@@ -1,8 +1,10 @@
 /**
  * Gauges read on scrape (prom-client `collect()`), never per request: the dependencies' health
  * (database up and ping time, broker link up) and the fleet's aggregates from the database
- * (repositories/vitals.ts: lockers online, commands pending, notification backlog, lockers whose
- * health report shows faults). One scrape runs the queries once, shared by every gauge.
+ * (repositories/vitals.ts: lockers online, each active locker's link, commands pending,
+ * notification backlog, lockers whose health report shows faults). One scrape runs the queries
+ * once, shared by every gauge. The link per locker is the one series with a locker label: one per
+ * active locker, bounded by the fleet, so that an alert can name the locker that is offline.
  *
  * Commands pending and the age of the oldest unacked command are distributions ACROSS LOCKERS
  * (one observation per locker with pending commands), not a series per locker: each scrape
@@ -55,6 +57,16 @@ export class FleetStateMetrics {
     gauge('cloud_broker_up', 'Whether the locker link is connected to the MQTT broker (0 also when this process runs no link)', (g, s) => g.set(s.brokerUp ? 1 : 0));
     gauge('cloud_lockers', 'Lockers of the fleet', (g, s) => s.vitals && g.set(s.vitals.lockers));
     gauge('cloud_lockers_online', 'Lockers whose agent is connected (presence)', (g, s) => s.vitals && g.set(s.vitals.lockersOnline));
+    gauge(
+      'cloud_locker_online',
+      "An active locker's link as the cloud sees it (presence): 1 connected, 0 not; one series per locker, so an alert names it",
+      (g, s) => {
+        if (!s.vitals) return;
+        g.reset();
+        for (const l of s.vitals.lockerLinks) g.set({ locker: String(l.lockerId), name: l.name }, l.online ? 1 : 0);
+      },
+      ['locker', 'name'],
+    );
     gauge('cloud_lockers_health_reporting', 'Lockers that sent a health report', (g, s) => s.vitals && g.set(s.vitals.lockersReporting));
     gauge('cloud_lockers_door_faults', 'Lockers whose latest health report counts door faults', (g, s) => s.vitals && g.set(s.vitals.lockersWithDoorFaults));
     gauge('cloud_lockers_board_errors', 'Lockers whose latest health report counts board errors', (g, s) => s.vitals && g.set(s.vitals.lockersWithBoardErrors));

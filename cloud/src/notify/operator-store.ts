@@ -59,7 +59,7 @@ export interface RedeliverResult {
 export function redeliver(cdb: CloudDatabase, now: number, target: RedeliverTarget, actor?: Actor): Promise<RedeliverResult> {
   return transaction(cdb, async (tx) => {
     const { orders, notifications, orderIds } = await makeOrdersDueIn(tx, now, target);
-    if (actor && notifications > 0) await audit(tx, actor, now, 'notifications.redeliver', targets.notifications, { target, orderIds: orderIds.slice(0, 100), notifications });
+    if (actor && notifications > 0) await audit(tx, actor, now, 'notifications.redeliver', targets.notifications, { target, orderIds: orderIds.slice(0, 100), notifications }, { orderId: orderIds.length === 1 ? orderIds[0] : null });
     return { orders, notifications };
   });
 }

@@ -21,7 +21,7 @@ export async function acknowledge(deps: ServiceDeps, actor: Actor, alertId: numb
   const alert = await transaction(deps.cdb, async (tx) => {
     const found = await activeAlert(tx, alertId);
     if (found.status !== 'open') return found; // acknowledged or resolved already: nothing to do
-    await audit(tx, actor, now, 'alert.acknowledge', targets.alert(alertId), { kind: found.kind, lockerId: found.lockerId, cellId: found.cellId });
+    await audit(tx, actor, now, 'alert.acknowledge', targets.alert(alertId), { kind: found.kind, lockerId: found.lockerId, cellId: found.cellId }, { lockerId: found.lockerId });
     return acknowledgeAlert(tx, alertId, now, actor.operator);
   });
   deps.signals.live.publish(alertMessage(alert));
@@ -33,7 +33,7 @@ export async function resolve(deps: ServiceDeps, actor: Actor & { reason: string
   const alert = await transaction(deps.cdb, async (tx) => {
     const found = await activeAlert(tx, alertId);
     if (found.status === 'resolved') return found;
-    await audit(tx, actor, now, 'alert.resolve', targets.alert(alertId), { kind: found.kind, lockerId: found.lockerId, cellId: found.cellId, from: found.status });
+    await audit(tx, actor, now, 'alert.resolve', targets.alert(alertId), { kind: found.kind, lockerId: found.lockerId, cellId: found.cellId, from: found.status }, { lockerId: found.lockerId });
     return resolveAlert(tx, alertId, now, actor.operator, actor.reason);
   });
   deps.signals.live.publish(alertMessage(alert));

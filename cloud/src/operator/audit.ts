@@ -6,10 +6,21 @@
 import type { Tx } from '../db/transaction.js';
 import { insertAudit } from '../repositories/operators.js';
 
-/** Who acts and why, as the operator routes pass it to the services. */
+/**
+ * Who acts and why, as the operator routes pass it to the services: `reason` is the action's
+ * reason (a fixed purpose where the action has one, like a cell open's), `note` the operator's
+ * own words beside it.
+ */
 export interface Actor {
   operator: string;
   reason: string | null;
+  note?: string | null;
+}
+
+/** The locker and the order an entry concerns, kept beside the target so the log filters by them. */
+export interface AuditRefs {
+  lockerId?: number | null;
+  orderId?: string | null;
 }
 
 export const AUDIT_ACTIONS = [
@@ -18,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'alert.acknowledge',
   'alert.resolve',
   'order.extend',
+  'order.code',
+  'order.return',
   'notifications.redeliver',
   'release.upload',
   'rollout.create',
@@ -28,8 +41,18 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export async function audit(tx: Tx, actor: Actor, at: number, action: AuditAction, target: string, detail: Record<string, unknown>): Promise<void> {
-  await insertAudit(tx, { at, operator: actor.operator, action, target, reason: actor.reason, detail });
+export async function audit(tx: Tx, actor: Actor, at: number, action: AuditAction, target: string, detail: Record<string, unknown>, refs: AuditRefs = {}): Promise<void> {
+  await insertAudit(tx, {
+    at,
+    operator: actor.operator,
+    action,
+    target,
+    reason: actor.reason,
+    note: actor.note ?? null,
+    lockerId: refs.lockerId ?? null,
+    orderId: refs.orderId ?? null,
+    detail,
+  });
 }
 
 export const targets = {

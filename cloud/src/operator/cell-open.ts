@@ -45,7 +45,7 @@ export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellI
     const cell = await findCell(tx, lockerId, cellId);
     if (!cell) throw invalidRequest(`cell ${cellId} of locker ${lockerId} not found`);
     const { cseqs: [seq] } = await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.open', cellId, reason: req.reason, notAfter } }] });
-    await audit(tx, actor, now, 'cell.open', targets.cell(lockerId, cellId), { cseq: seq, openReason: req.reason, notAfter: new Date(notAfter).toISOString() });
+    await audit(tx, actor, now, 'cell.open', targets.cell(lockerId, cellId), { cseq: seq, openReason: req.reason, notAfter: new Date(notAfter).toISOString() }, { lockerId });
     return seq!;
   });
   deps.signals.commandsRecorded([lockerId]);

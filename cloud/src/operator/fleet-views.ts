@@ -14,6 +14,7 @@ import { CellFlag, OrderState, ParcelState } from '../../../shared/src/enums.js'
 import { invalidRequest } from '../errors.js';
 import { type Location, parseProfile } from '../lockers/profile.js';
 import { latestDoorFacts, openAlertsBySeverity } from '../repositories/alerts.js';
+import { flagMarksOf } from '../repositories/cell-flag-marks.js';
 import { cellsOf, type Cell, findLocker } from '../repositories/lockers.js';
 import { cellHolders, type CellHolder } from '../repositories/occupancy.js';
 import { cellStatesOf, fleetCounts, lockerListPage, type CellState } from '../repositories/operator-views.js';
@@ -133,11 +134,12 @@ export async function lockerWithGrid(deps: ServiceDeps, lockerId: number) {
   const db = deps.cdb.db;
   const locker = await findLocker(db, lockerId);
   if (!locker) throw invalidRequest(`locker ${lockerId} not found`);
-  const [list, cells, holders, doors] = [
+  const [list, cells, holders, doors, marks] = [
     await lockerList(deps, { lockerId, page: 1, pageSize: 1 }),
     await cellsOf(db, lockerId),
     await cellHolders(db, lockerId),
     await latestDoorFacts(db, lockerId),
+    await flagMarksOf(db, lockerId),
   ];
   const row = list.items.find((i) => i.lockerId === lockerId)!;
   const positions = frontPositions(cells);
@@ -153,6 +155,10 @@ export async function lockerWithGrid(deps: ServiceDeps, lockerId: number) {
       state: stateOf(c, own),
       doorOpen: doorOpenOf(doors.get(c.id)),
       flags: c.flags,
+      // Who set each current flag, why and when; a flag without a mark (set by the fleet file, or before marks were kept) is left out.
+      flagMarks: marks
+        .filter((m) => m.cellId === c.id && (c.flags as readonly string[]).includes(m.flag))
+        .map((m) => ({ flag: m.flag as CellFlag, setBy: m.by, reason: m.reason, note: m.note, setAt: new Date(m.at).toISOString() })),
       orders: [...new Map(own.map((h) => [h.orderId, { orderId: h.orderId, externalId: h.externalId, marketplaceId: h.marketplaceId }])).values()],
     };
   });

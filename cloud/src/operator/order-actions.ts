@@ -37,7 +37,7 @@ export async function extendOrder(deps: ServiceDeps, actor: Actor & { reason: st
         marketplaceId: e.order.marketplace_id,
         from: new Date(e.before.hold_until!).toISOString(),
         to: new Date(e.order.hold_until!).toISOString(),
-      }),
+      }, { orderId, lockerId: e.order.locker_id }),
   );
   return { orderId, externalId: extended.order.external_id, holdUntil: new Date(extended.order.hold_until!).toISOString(), dateStorage: extended.dateStorage };
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { findOrderById } from '../repositories/orders.js';
-import { lockerOrdersPage, orderHistory, type OrderListRow, searchOrdersPage } from '../repositories/operator-views.js';
+import { lockerOrdersPage, type NotificationOutcome, orderHistory, type OrderListRow, orderSummaryRows, searchOrdersPage } from '../repositories/operator-views.js';
 import type { ServiceDeps } from '../services.js';
 
 /** `+79161234567` -> `+7******4567`: the country code and the last four digits. */
@@ -122,5 +122,59 @@ export async function orderTimeline(deps: ServiceDeps, orderId: string) {
     lockerId: order.locker_id,
     state: order.state,
     entries: entries.map((e) => ({ ...e, at: new Date(e.at).toISOString() })),
+  };
+}
+
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** Whether the marketplace got a notification: delivered, failing (past the failing limit) or still on its way. */
+export type DeliveryState = 'delivered' | 'failing' | 'pending';
+const deliveryOf = (n: NotificationOutcome): DeliveryState => (n.deliveredAt !== null ? 'delivered' : n.failingSince !== null ? 'failing' : 'pending');
+
+function presentNotification(n: NotificationOutcome) {
+  return {
+    notificationId: n.id,
+    kind: n.kind,
+    said: n.said,
+    delivery: deliveryOf(n),
+    recordedAt: isoOrNull(n.createdAt)!,
+    deliveredAt: isoOrNull(n.deliveredAt),
+    attempts: n.attempts,
+    lastStatus: n.lastStatus,
+    lastError: n.lastError,
+  };
+}
+
+/**
+ * The order as a person reads it first: its state, where its parcels are, the storage deadline,
+ * whether a pick-up code is active and when it was last sent, and what the marketplace was told
+ * and whether it got it. Nothing here is a code or a whole phone number.
+ */
+export async function orderSummary(deps: ServiceDeps, orderId: string) {
+  const db = deps.cdb.db;
+  const order = await findOrderById(db, orderId);
+  if (!order) throw invalidRequest(`order ${orderId} not found`);
+  const rows = await orderSummaryRows(db, orderId, order.locker_id);
+  const codeSent = rows.notifications.find((n) => n.kind === 'user-access-code');
+  return {
+    orderId,
+    externalId: order.external_id,
+    marketplaceId: order.marketplace_id,
+    lockerId: order.locker_id,
+    lockerName: rows.lockerName,
+    timezone: rows.timezone,
+    state: order.state,
+    stateChangedAt: isoOrNull(order.state_changed_at),
+    createdAt: isoOrNull(order.created_at),
+    loadedAt: isoOrNull(order.loaded_at),
+    holdUntil: isoOrNull(order.hold_until),
+    phones: maskedPhones(order.notification),
+    parcels: rows.parcels,
+    code: {
+      active: order.pickup_code_hash !== null,
+      sentAt: codeSent ? isoOrNull(codeSent.createdAt) : null,
+      delivery: codeSent ? deliveryOf(codeSent) : null,
+    },
+    marketplace: rows.notifications.map(presentNotification),
   };
 }

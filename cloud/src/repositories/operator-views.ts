@@ -398,3 +398,60 @@ export async function orderHistory(db: Tx, orderId: string, lockerIds: readonly 
     attempts: attempts.map((r) => ({ notificationId: Number(r.notification_id), at: Number(r.at), status: r.status, error: r.error })),
   };
 }
+
+/** A notification as the order's summary tells it: what it said (never a code), and whether the marketplace got it. */
+export interface NotificationOutcome {
+  id: number;
+  kind: string;
+  /** order-status: the event id (2, 3, 4, 7); expiration-date-changes: the new end; user-access-code: nothing (the code is not shown). */
+  said: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  failingSince: number | null;
+}
+
+export interface OrderSummaryRows {
+  parcels: { barcode: string; state: string; cellId: number | null }[];
+  notifications: NotificationOutcome[];
+  lockerName: string | null;
+  timezone: string | null;
+}
+
+/** What the fields of a notification's body say, without its code. */
+function saidOf(kind: string, body: string): string | null {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  if (kind === 'order-status') return typeof parsed.event_id === 'string' ? parsed.event_id : null;
+  if (kind === 'expiration-date-changes') return typeof parsed.expire_dt === 'string' ? parsed.expire_dt : null;
+  return null;
+}
+
+/** The order's parcels with their cells, its notifications newest first, and its locker's name and time zone. */
+export async function orderSummaryRows(db: Tx, orderId: string, lockerId: number): Promise<OrderSummaryRows> {
+  const parcels = await db.selectFrom('parcels').select(['barcode', 'state', 'cell_id']).where('order_id', '=', orderId).orderBy('position').execute();
+  const notifications = await db
+    .selectFrom('notifications')
+    .select(['id', 'kind', 'body', 'created_at', 'delivered_at', 'attempts', 'last_status', 'last_error', 'failing_since'])
+    .where('order_id', '=', orderId)
+    .orderBy('id', 'desc')
+    .execute();
+  const locker = await db.selectFrom('lockers').select(['name', 'timezone']).where('id', '=', lockerId).executeTakeFirst();
+  return {
+    parcels: parcels.map((p) => ({ barcode: p.barcode, state: p.state, cellId: p.cell_id })),
+    notifications: notifications.map((n) => ({
+      id: Number(n.id),
+      kind: n.kind,
+      said: saidOf(n.kind, n.body),
+      createdAt: Number(n.created_at),
+      deliveredAt: n.delivered_at === null ? null : Number(n.delivered_at),
+      attempts: n.attempts,
+      lastStatus: n.last_status,
+      lastError: n.last_error,
+      failingSince: n.failing_since === null ? null : Number(n.failing_since),
+    })),
+    lockerName: locker?.name ?? null,
+    timezone: locker?.timezone ?? null,
+  };
+}

@@ -23,7 +23,21 @@ export interface AuditEntry {
   action: string;
   target: string;
   reason: string | null;
+  note: string | null;
+  lockerId: number | null;
+  orderId: string | null;
   detail: unknown;
+}
+
+/** What the audit log is filtered by: each given one narrows it; `from` inclusive, `to` exclusive (epoch ms). */
+export interface AuditFilter {
+  operator?: string | undefined;
+  target?: string | undefined;
+  lockerId?: number | undefined;
+  orderId?: string | undefined;
+  action?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
 }
 
 export type NewAuditEntry = Omit<AuditEntry, 'id' | 'detail'> & { detail: Record<string, unknown> };
@@ -83,19 +97,39 @@ export async function deleteExpiredSessions(db: Tx, now: number): Promise<void> 
 export async function insertAudit(db: Tx, e: NewAuditEntry): Promise<void> {
   await db
     .insertInto('operator_audit')
-    .values({ at: e.at, operator: e.operator, action: e.action, target: e.target, reason: e.reason, detail: JSON.stringify(e.detail) })
+    .values({
+      at: e.at,
+      operator: e.operator,
+      action: e.action,
+      target: e.target,
+      reason: e.reason,
+      note: e.note,
+      locker_id: e.lockerId,
+      order_id: e.orderId,
+      detail: JSON.stringify(e.detail),
+    })
     .execute();
 }
 
 /** Newest first, a page of it, and the total. */
-export async function auditPage(db: Tx, q: { offset: number; limit: number; operator?: string | undefined; target?: string | undefined }): Promise<{ items: AuditEntry[]; total: number }> {
+export async function auditPage(db: Tx, q: AuditFilter & { offset: number; limit: number }): Promise<{ items: AuditEntry[]; total: number }> {
   let base = db.selectFrom('operator_audit');
   if (q.operator !== undefined) base = base.where('operator', '=', q.operator);
   if (q.target !== undefined) base = base.where('target', '=', q.target);
+  if (q.lockerId !== undefined) base = base.where('locker_id', '=', q.lockerId);
+  if (q.orderId !== undefined) base = base.where('order_id', '=', q.orderId);
+  if (q.action !== undefined) base = base.where('action', '=', q.action);
+  if (q.from !== undefined) base = base.where('at', '>=', q.from);
+  if (q.to !== undefined) base = base.where('at', '<', q.to);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await base.selectAll().orderBy('id', 'desc').offset(q.offset).limit(q.limit).execute();
   return {
     total: Number(total.n),
-    items: rows.map((r) => ({ id: Number(r.id), at: Number(r.at), operator: r.operator, action: r.action, target: r.target, reason: r.reason, detail: JSON.parse(r.detail) as unknown })),
+    items: rows.map((r) => ({ id: Number(r.id), at: Number(r.at), operator: r.operator, action: r.action, target: r.target, reason: r.reason,
+      note: r.note,
+      lockerId: r.locker_id === null ? null : Number(r.locker_id),
+      orderId: r.order_id,
+      detail: JSON.parse(r.detail) as unknown,
+    })),
   };
 }

@@ -8,6 +8,8 @@ import type { Tx } from '../db/transaction.js';
 export interface FleetVitals {
   lockers: number;
   lockersOnline: number;
+  /** Every active locker's link as the cloud sees it (presence), for a series per locker. */
+  lockerLinks: { lockerId: number; name: string; online: boolean }[];
   /** Per locker with commands its agent has not applied yet: how many, and the oldest one's creation time. */
   pendingCommands: { count: number; oldestAt: number }[];
   /** Per marketplace with undelivered notifications: how many, and the oldest one's creation time. */
@@ -19,7 +21,7 @@ export interface FleetVitals {
 }
 
 export async function fleetVitals(db: Tx): Promise<FleetVitals> {
-  const [lockers, pending, backlog, health] = await Promise.all([
+  const [lockers, pending, backlog, health, links] = await Promise.all([
     db
       .selectFrom('lockers')
       .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>('online').as('online')])
@@ -45,10 +47,12 @@ export async function fleetVitals(db: Tx): Promise<FleetVitals> {
         sql<number | string>`count(case when board_errors > 0 then 1 end)`.as('board_errors'),
       ])
       .executeTakeFirstOrThrow(),
+    db.selectFrom('lockers').select(['id', 'name', 'online']).where('active', '=', 1).orderBy('id').execute(),
   ]);
   return {
     lockers: Number(lockers.total),
     lockersOnline: Number(lockers.online ?? 0),
+    lockerLinks: links.map((l) => ({ lockerId: l.id, name: l.name, online: Number(l.online) === 1 })),
     pendingCommands: pending.map((r) => ({ count: Number(r.count), oldestAt: Number(r.oldest) })),
     notificationBacklog: backlog.map((r) => ({ marketplaceId: r.marketplace_id, count: Number(r.count), oldestAt: Number(r.oldest) })),
     lockersReporting: Number(health.reporting),

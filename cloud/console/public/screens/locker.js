@@ -3,7 +3,7 @@
 // command queue, alarms and the agent's own health report.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, put } from '../api.js';
-import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
+import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { placeOf } from './fleet.js';
@@ -82,6 +82,28 @@ function Legend() {
   )}</div>`;
 }
 
+/** Why a flag is set, in the operator's language: the locker's own reasons are fixed words, an operator's are theirs. */
+const markReason = (mark) => (mark.setBy === 'locker' ? t(`lockerFlagReasons.${mark.reason}`) : mark.reason);
+
+/** The cell's current flags, each with who set it, why and when (flags without a mark came from the fleet file). */
+function FlagList({ flags, marks }) {
+  if (flags.length === 0) return '—';
+  return html`<ul class="flag-list">${flags.map((flag) => {
+    const mark = marks.find((m) => m.flag === flag);
+    const age = mark && formatAge(ageOf(mark.setAt));
+    return html`<li data-flag=${flag}>
+      <b>${t(`flagNames.${flag}`)}</b>
+      ${mark
+        ? html`<div class="small" data-flag-mark=${mark.setBy}>
+            <span title=${formatTime(mark.setAt)}>${mark.setBy === 'locker' ? t('flagSetByLocker', age) : t('flagSetBy', mark.setBy, age)}</span>
+            ${mark.reason && html`<div>${t('why')}: ${markReason(mark)}</div>`}
+            ${mark.note && html`<div>${t('note')}: ${mark.note}</div>`}
+          </div>`
+        : html`<div class="small muted">${t('flagNoMark')}</div>`}
+    </li>`;
+  })}</ul>`;
+}
+
 function CellPanel({ lockerId, cell, onChanged }) {
   const canAct = useCanAct();
   if (!cell) return html`<aside class="cell-panel muted">${t('pickCell')}</aside>`;
@@ -89,8 +111,8 @@ function CellPanel({ lockerId, cell, onChanged }) {
   const blocked = flags.includes('blocked');
   const inspect = cell.state === 'needs_inspection' || flags.some((f) => f === 'needs_inventory' || f === 'dirty' || f === 'faulty');
   const flagsPath = `/postamats/${lockerId}/cells/${cell.cellId}/flags`;
-  const run = (title, call, fields) => async () => {
-    if (await act({ title, fields, run: call })) onChanged();
+  const run = (title, call, fields, prompt) => async () => {
+    if (await act({ title, prompt, fields, run: call })) onChanged();
   };
   const purposes = ['maintenance', 'inventory', 'customer_support', 'courier_support', 'other'].map((p) => [p, t(`openReasons.${p}`)]);
   return html`<aside class="cell-panel" data-cell-panel=${cell.cellId}>
@@ -100,10 +122,11 @@ function CellPanel({ lockerId, cell, onChanged }) {
       <dt>${t('door')}</dt><dd>${cell.doorOpen ? t('doorOpen') : t('doorClosed')}</dd>
       <dt>${t('size')}</dt><dd>${cell.size}</dd>
       <dt>${t('dimensions')}</dt><dd>${[cell.width, cell.height, cell.depth].map((v) => v ?? '?').join(' × ')}</dd>
-      <dt>${t('flags')}</dt><dd>${flags.length ? flags.join(', ') : '—'}</dd>
+      <dt>${t('flags')}</dt><dd><${FlagList} flags=${flags} marks=${cell.flagMarks ?? []} /></dd>
       ${cell.orders?.length > 0 &&
       html`<dt>${t('orders')}</dt><dd>${cell.orders.map((o) => html`<div><a href=${`#/orders/${encodeURIComponent(o.orderId)}`}>${o.externalId ?? o.orderId}</a> <span class="muted small">${o.marketplaceId ?? ''}</span></div>`)}</dd>`}
     </dl>
+    <a class="small" data-link="cell-audit" href=${`#/audit?target=${encodeURIComponent(`locker:${lockerId}/cell:${cell.cellId}`)}`}>${t('history')}</a>
     ${canAct &&
     html`<div class="actions">
       ${blocked
@@ -115,6 +138,7 @@ function CellPanel({ lockerId, cell, onChanged }) {
         t('openForInspection'),
         ({ purpose, reason }) => post(`/lockers/${lockerId}/cells/${cell.cellId}/open`, { reason: purpose, note: reason }),
         [{ name: 'purpose', label: t('purpose'), options: purposes, value: 'maintenance' }],
+        t('notePrompt'),
       )}>${t('openForInspection')}</button>
     </div>`}
   </aside>`;
@@ -209,8 +233,8 @@ const TABS = [
   ['health', 'health', HealthTab],
 ];
 
-export function LockerScreen({ lockerId }) {
-  const [selected, setSelected] = useState(null);
+export function LockerScreen({ lockerId, initialCell = null }) {
+  const [selected, setSelected] = useState(initialCell);
   const [tab, setTab] = useState('orders');
   const [version, setVersion] = useState(0);
   const detail = useAsync(() => get(`/lockers/${lockerId}`), [lockerId]);

@@ -1,9 +1,9 @@
 // Orders: search by externalId, barcode or phone (GET /operator/orders; phones come masked), and
-// one order's whole history on a timeline (GET /operator/orders/:orderId/timeline) with the
-// storage extension as its action.
+// one order's page: a plain summary first (GET /operator/orders/:orderId), its whole history on a
+// timeline one click further (GET /operator/orders/:orderId/timeline), the storage extension as its action.
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { Json, Loading, Pager, Time, act, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
+import { Badge, Json, Loading, Pager, Time, act, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { itemsOf } from './locker.js';
@@ -60,35 +60,94 @@ function TimelineEntry({ e }) {
   </li>`;
 }
 
-export function TimelineScreen({ orderId }) {
+/** How the marketplace was told something, in words: the status reached, the new end of storage, or "the code" (never shown). */
+function toldText(n) {
+  if (n.kind === 'order-status') return t('toldStatus', orderStateName(Number(n.said)));
+  if (n.kind === 'expiration-date-changes') return t('toldDeadline', formatTime(n.said));
+  if (n.kind === 'user-access-code') return t('toldCode');
+  return n.kind;
+}
+
+function DeliveryBadge({ delivery }) {
+  if (!delivery) return html`<span class="muted">—</span>`;
+  const kind = delivery === 'delivered' ? 'ok' : delivery === 'failing' ? 'bad' : 'warning';
+  return html`<${Badge} kind=${kind}>${t(`deliveryStates.${delivery}`)}</${Badge}>`;
+}
+
+/** The order as a person reads it first: state, where its parcels are, the deadline, the code, the contacts, what the marketplace was told. */
+function OrderSummary({ s }) {
+  const deadlineAge = s.holdUntil ? ageOf(s.holdUntil) : null;
+  return html`<section class="order-summary" data-order-summary>
+    <dl class="facts">
+      <dt>${t('orderState')}</dt><dd data-summary="state"><span class="chip">${orderStateName(s.state)}</span> <span class="muted small">${t('sinceTime', formatTime(s.stateChangedAt))}</span></dd>
+      <dt>${t('locker')}</dt><dd data-summary="locker"><a href=${`#/lockers/${s.lockerId}`}>${s.lockerId}${s.lockerName ? ` · ${s.lockerName}` : ''}</a></dd>
+      <dt>${t('parcels')}</dt><dd data-summary="parcels">${s.parcels.map((p) => html`<div data-parcel=${p.barcode}>
+        ${p.barcode}: ${t(`parcelStates.${p.state}`)}${p.cellId != null ? html` · <a href=${`#/lockers/${s.lockerId}?cell=${p.cellId}`}>${t('cell', p.cellId)}</a>` : ''}
+      </div>`)}</dd>
+      <dt>${t('deadline')}</dt><dd data-summary="deadline">${s.holdUntil
+        ? html`${formatTime(s.holdUntil)} <span class="muted small">${deadlineAge > 0 ? t('deadlinePassed') : t('deadlineLeft', formatSpan(-deadlineAge))}</span>`
+        : '—'}</dd>
+      <dt>${t('codeStatus')}</dt><dd data-summary="code">${s.code.active ? t('codeActive') : t('codeNone')}${s.code.sentAt
+        ? html` · ${t('codeSent', formatTime(s.code.sentAt))} <${DeliveryBadge} delivery=${s.code.delivery} />`
+        : ''}</dd>
+      <dt>${t('phone')}</dt><dd data-summary="phones" class="phone">${s.phones.join(', ') || '—'}</dd>
+    </dl>
+    <h3>${t('marketplaceTold')}</h3>
+    <ul class="told" data-summary="marketplace">${s.marketplace.length
+      ? s.marketplace.map((n) => html`<li data-notification-id=${n.notificationId} data-delivery=${n.delivery}>
+          <${DeliveryBadge} delivery=${n.delivery} /> ${toldText(n)} <span class="muted small">${formatTime(n.recordedAt)}</span>
+          ${n.delivery !== 'delivered' && n.attempts > 0 && html`<div class="small">${t('attemptsMade', n.attempts)}${n.lastError ? ` · ${n.lastError}` : ''}</div>`}
+        </li>`)
+      : html`<li class="muted">${t('nothing')}</li>`}</ul>
+  </section>`;
+}
+
+/** The raw history: every API call, transition, command, locker event, alert and notification. */
+function Timeline({ orderId, version }) {
+  const state = useAsync(() => get(`/orders/${encodeURIComponent(orderId)}/timeline`), [orderId, version]);
+  return html`<${Loading} state=${state}>${(data) => {
+    const time = (v) => (typeof v === 'number' ? v : Date.parse(v));
+    const entries = [...itemsOf(data, 'entries', 'timeline', 'events')].sort((a, b) => time(a.at) - time(b.at));
+    return html`<ol class="timeline" data-entries=${entries.length}>${entries.map((e, i) => html`<${TimelineEntry} key=${i} e=${e} />`)}</ol>`;
+  }}</${Loading}>`;
+}
+
+export function OrderScreen({ orderId }) {
   const canAct = useCanAct();
-  const state = useAsync(() => get(`/orders/${encodeURIComponent(orderId)}/timeline`), [orderId]);
-  const refresh = useThrottled(() => state.reload(), 500);
+  const [showTimeline, setShowTimeline] = useState(false);
+  const [version, setVersion] = useState(0);
+  const state = useAsync(() => get(`/orders/${encodeURIComponent(orderId)}`), [orderId, version]);
+  const refresh = useThrottled(() => setVersion((v) => v + 1), 500);
   useEffect(() => subscribe('order', (p) => (p === null || String(p.orderId) === orderId) && refresh()), [orderId, refresh]);
   const extend = async () => {
     const done = await act({
       title: t('extend'),
-      fields: [{ name: 'days', label: t('extendDays'), type: 'number', value: '1', min: 1, max: 30 }],
+      fields: [{ name: 'days', label: t('extendDays'), type: 'number', value: '1', min: 1, max: 90 }],
       run: ({ days, reason }) => post(`/orders/${encodeURIComponent(orderId)}/extend`, { days: Number(days), reason }),
     });
-    if (done) state.reload();
+    if (done) refresh();
   };
-  return html`<main data-screen="timeline" data-order-id=${orderId}>
+  // A new code (sent to the marketplace) and the early return: each asks why, for the audit.
+  const care = (path, title) => async () => {
+    const done = await act({ title, run: ({ reason }) => post(`/orders/${encodeURIComponent(orderId)}/${path}`, { reason }) });
+    if (done) refresh();
+  };
+  return html`<main data-screen="order" data-order-id=${orderId}>
     <a href="#/orders" class="back">${t('backToOrders')}</a>
-    <${Loading} state=${state}>${(data) => {
-      const order = data.order ?? data;
-      const time = (v) => (typeof v === 'number' ? v : Date.parse(v));
-      const entries = [...itemsOf(data, 'entries', 'timeline', 'events')].sort((a, b) => time(a.at) - time(b.at));
-      return html`
-        <header class="locker-head">
-          <h2>${t('order')} ${order.externalId ?? orderId}</h2>
-          ${order.marketplaceId && html`<span class="muted">${order.marketplaceId}</span>`}
-          ${(order.lockerId ?? order.postamatId) && html`<a href=${`#/lockers/${order.lockerId ?? order.postamatId}`}>${t('locker')} ${order.lockerId ?? order.postamatId}</a>`}
-          ${order.state != null && html`<span class="chip">${orderStateName(order.state)}</span>`}
-          ${canAct && html`<button data-action="extend" onClick=${extend}>${t('extend')}</button>`}
-        </header>
-        <h3>${t('timeline')}</h3>
-        <ol class="timeline" data-entries=${entries.length}>${entries.map((e, i) => html`<${TimelineEntry} key=${i} e=${e} />`)}</ol>`;
-    }}</${Loading}>
+    <${Loading} state=${state}>${(s) => html`
+      <header class="locker-head">
+        <h2>${t('order')} ${s.externalId}</h2>
+        <span class="muted">${s.marketplaceId}</span>
+        ${canAct && s.state === 3 && html`<div class="actions">
+          <button data-action="extend" onClick=${extend}>${t('extend')}</button>
+          <button data-action="new-code" onClick=${care('code', t('newCode'))}>${t('newCode')}</button>
+          <button data-action="start-return" onClick=${care('return', t('startReturn'))}>${t('startReturn')}</button>
+        </div>`}
+      </header>
+      <${OrderSummary} s=${s} />`}</${Loading}>
+    <button data-action="toggle-timeline" aria-expanded=${showTimeline ? 'true' : 'false'} onClick=${() => setShowTimeline((v) => !v)}>
+      ${showTimeline ? t('hideTimeline') : t('showTimeline')}
+    </button>
+    ${showTimeline && html`<section data-timeline><h3>${t('timeline')}</h3><${Timeline} orderId=${orderId} version=${version} /></section>`}
   </main>`;
 }

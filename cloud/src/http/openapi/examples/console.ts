@@ -31,6 +31,7 @@ const freeCell = (cellId: number, size: '430x90' | '430x190' | '430x390', height
   state: 'free',
   doorOpen: null,
   flags: [],
+  flagMarks: [],
   orders: [],
 });
 
@@ -185,6 +186,48 @@ export const consoleExamples: Record<string, OperationExamples> = {
       byPhoneEnd: { summary: 'None', value: { items: [], total: 0, page: 1, pageSize: 50 } },
     },
   },
+  getOrderSummary: {
+    success: 'The order as a person reads it first',
+    requests: {
+      unknown: { summary: 'An order that does not exist', params: { orderId: '00000000-0000-4000-8000-0000000000ff' }, status: 400, answer: 'code3' },
+    },
+    answers: {
+      loaded: {
+        summary: 'An order in its cell: code active and delivered, the placement told, the deadline not yet delivered',
+        value: {
+          orderId: ORDER_1001,
+          externalId: 'ORD-1001',
+          marketplaceId: 'shop-one',
+          lockerId: 102,
+          lockerName: 'Постамат Арбат 12',
+          timezone: 'Europe/Moscow',
+          state: 3,
+          stateChangedAt: '2030-03-04T10:00:00.000Z',
+          createdAt: '2030-03-04T09:00:00.000Z',
+          loadedAt: '2030-03-04T10:00:00.000Z',
+          holdUntil: '2030-03-07T10:00:00.000Z',
+          phones: ['+7******4567'],
+          parcels: [{ barcode: 'PCL-1001-1', state: 'loaded', cellId: 4 }],
+          code: { active: true, sentAt: '2030-03-04T10:00:00.000Z', delivery: 'delivered' },
+          marketplace: [
+            {
+              notificationId: 9,
+              kind: 'expiration-date-changes',
+              said: '2030-03-07T13:00:00+03:00',
+              delivery: 'pending',
+              recordedAt: '2030-03-04T10:00:00.000Z',
+              deliveredAt: null,
+              attempts: 2,
+              lastStatus: 503,
+              lastError: 'HTTP 503',
+            },
+            { notificationId: 8, kind: 'user-access-code', said: null, delivery: 'delivered', recordedAt: '2030-03-04T10:00:00.000Z', deliveredAt: '2030-03-04T10:00:01.000Z', attempts: 1, lastStatus: 200, lastError: null },
+            { notificationId: 7, kind: 'order-status', said: '3', delivery: 'delivered', recordedAt: '2030-03-04T10:00:00.000Z', deliveredAt: '2030-03-04T10:00:01.000Z', attempts: 1, lastStatus: 200, lastError: null },
+          ],
+        },
+      },
+    },
+  },
   getOrderTimeline: {
     success: "The order's history: states, commands, notifications and locker facts in time order",
     requests: {
@@ -247,6 +290,22 @@ export const consoleExamples: Record<string, OperationExamples> = {
       },
     },
   },
+  regenerateOrderCode: {
+    success: 'A new code is issued and on its way to the marketplace',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { reason: 'customer lost the SMS' }, status: 400, answer: 'code252' },
+    },
+    answers: { issued: { summary: 'A new code (sent as user-access-code, never answered here)', value: { orderId: ORDER_1001, externalId: 'ORD-1001', state: 3, rule: 'CR1' } } },
+  },
+  startOrderReturn: {
+    success: 'The order is Return initiated; the parcels in the locker are to be returned',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { reason: 'refused by the customer', note: 'phoned the desk' }, status: 400, answer: 'code252' },
+    },
+    answers: { started: { summary: 'Return initiated', value: { orderId: ORDER_1001, externalId: 'ORD-1001', state: 6, rule: 'OR1' } } },
+  },
   acknowledgeAlert: {
     success: 'The alert, acknowledged (it stays open until resolved)',
     requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'technician on the way' }, status: 400, answer: 'code3' } },
@@ -277,9 +336,12 @@ export const consoleExamples: Record<string, OperationExamples> = {
               action: 'cell.open',
               target: 'locker:101/cell:5',
               reason: 'customer_support',
+              note: 'customer at the locker, code not accepted',
+              lockerId: 101,
+              orderId: null,
               detail: { cseq: 6, openReason: 'customer_support', notAfter: '2030-03-04T09:02:00.000Z' },
             },
-            { id: 2, at: '2030-03-04T09:00:00.000Z', operator: 'ops', action: 'cell.flags', target: 'locker:101/cell:5', reason: null, detail: { before: ['dirty'], after: [] } },
+            { id: 2, at: '2030-03-04T09:00:00.000Z', operator: 'ops', action: 'cell.flags', target: 'locker:101/cell:5', reason: null, note: null, lockerId: 101, orderId: null, detail: { before: ['dirty'], after: [] } },
           ],
           total: 3,
           page: 1,

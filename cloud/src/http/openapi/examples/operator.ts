@@ -43,7 +43,7 @@ export const operatorExamples: Record<string, OperationExamples> = {
       customerSupport: {
         summary: 'Open cell 5 of locker 101 for a customer, at most 2 minutes late',
         params: { lockerId: 101, cellId: 5 },
-        body: { reason: 'customer_support', maxAgeSeconds: 120 },
+        body: { reason: 'customer_support', note: 'customer at the locker, code not accepted', maxAgeSeconds: 120 },
         status: 202,
       },
       notAnnounced: {

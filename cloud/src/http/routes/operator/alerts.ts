@@ -10,7 +10,7 @@ import { acknowledge, resolve } from '../../../operator/alert-actions.js';
 import { ALERT_SEVERITIES, ALERT_STATUSES } from '../../../repositories/alerts.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { iso, isoTime, limit, operatorErrors, reasonSchema, rowId, security } from './shared.js';
+import { iso, isoTime, limit, noteSchema, operatorErrors, reasonSchema, rowId, security } from './shared.js';
 
 export const alertView = z
   .object({
@@ -106,11 +106,11 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         summary: 'Acknowledge an alert: someone is on it (repeats still count on it)',
         security,
         params: alertParams,
-        body: z.object({ reason: reasonSchema.optional() }),
+        body: z.object({ reason: reasonSchema.optional(), note: noteSchema }),
         response: { 200: alertView, ...operatorErrors },
       },
     },
-    async (req) => presentAlert(await acknowledge(deps, { operator: operatorOf(req).id, reason: req.body.reason ?? null }, req.params.alertId)),
+    async (req) => presentAlert(await acknowledge(deps, { operator: operatorOf(req).id, reason: req.body.reason ?? null, note: req.body.note ?? null }, req.params.alertId)),
   );
 
   app.post(
@@ -122,11 +122,11 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         summary: 'Resolve an alert (a repeat afterwards opens a new one)',
         security,
         params: alertParams,
-        body: z.object({ reason: reasonSchema }).meta({ example: { reason: 'door latch replaced' } }),
+        body: z.object({ reason: reasonSchema, note: noteSchema }).meta({ example: { reason: 'door latch replaced' } }),
         response: { 200: alertView, ...operatorErrors },
       },
     },
-    async (req) => presentAlert(await resolve(deps, { operator: operatorOf(req).id, reason: req.body.reason }, req.params.alertId)),
+    async (req) => presentAlert(await resolve(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.alertId)),
   );
   return Promise.resolve();
 };

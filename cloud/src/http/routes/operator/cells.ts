@@ -8,7 +8,7 @@ import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCe
 import { setCellFlags } from '../../../operator/cell-flags.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { operatorErrors, reasonSchema, security } from './shared.js';
+import { noteSchema, operatorErrors, reasonSchema, security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -17,6 +17,7 @@ const flagChanges = z
     [CellFlag.NeedsInventory]: z.boolean().optional(),
     [CellFlag.Blocked]: z.boolean().optional(),
     reason: reasonSchema.optional().describe('why (kept in the audit log)'),
+    note: noteSchema,
   })
   .describe('true sets a flag, false clears it, absent leaves it; clearing faulty, dirty and needs_inventory marks an inspection done')
   .meta({ id: 'CellFlagChanges', example: { blocked: true, reason: 'door hinge broken' } });
@@ -39,8 +40,8 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
       },
     },
     async (req) => {
-      const { reason, ...changes } = req.body;
-      return setCellFlags(deps, req.params.postamatId, req.params.cellId, changes, { operator: operatorOf(req).id, reason: reason ?? null });
+      const { reason, note, ...changes } = req.body;
+      return setCellFlags(deps, req.params.postamatId, req.params.cellId, changes, { operator: operatorOf(req).id, reason: reason ?? null, note: note ?? null });
     },
   );
 
@@ -59,10 +60,11 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
         body: z
           .object({
-            reason: z.enum(CELL_OPEN_REASONS),
+            reason: z.enum(CELL_OPEN_REASONS).describe('the purpose (kept in the audit log as the reason)'),
+            note: noteSchema,
             maxAgeSeconds: z.int().min(1).max(CELL_OPEN_MAX_AGE_SECONDS).default(CELL_OPEN_DEFAULT_MAX_AGE_SECONDS),
           })
-          .meta({ id: 'CellOpen' }),
+          .meta({ id: 'CellOpen', example: { reason: 'customer_support', note: 'customer at the locker, code not accepted', maxAgeSeconds: 120 } }),
         response: {
           202: z
             .object({ lockerId: z.int(), cellId: z.int(), cseq: z.int(), notAfter: z.int().describe('epoch ms; the locker refuses the command after it') })
@@ -72,7 +74,8 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
       },
     },
     async (req, reply) => {
-      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body, { operator: operatorOf(req).id, reason: req.body.reason });
+      const actor = { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null };
+      const answer = await requestCellOpen(deps, req.params.lockerId, req.params.cellId, req.body, actor);
       return reply.code(202).send(answer);
     },
   );

@@ -66,6 +66,17 @@ const gridCell = z.object({
   state: z.enum(CELL_STATES),
   doorOpen: z.boolean().nullable().describe('from the latest door fact; null: unknown'),
   flags: z.array(z.enum(CELL_FLAGS)),
+  flagMarks: z
+    .array(
+      z.object({
+        flag: z.enum(CELL_FLAGS),
+        setBy: z.string().describe('the operator who set it, or `locker` when the locker raised it'),
+        reason: z.string().nullable().describe("the operator's reason, or the locker's (e.g. door_unconfirmed)"),
+        note: z.string().nullable().describe("the operator's free-text note"),
+        setAt: z.string().describe('UTC, ISO 8601'),
+      }),
+    )
+    .describe('who set each current flag, why and when; a flag set by the fleet file has no mark'),
   orders: z.array(z.object({ orderId: z.string(), externalId: z.string(), marketplaceId: z.string() })).describe('orders holding the cell'),
 });
 

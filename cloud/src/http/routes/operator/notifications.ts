@@ -9,7 +9,7 @@ import { LIMITS, requestString } from '../../../contract/common.js';
 import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { iso, isoTime, limit, operatorErrors, reasonSchema, rowId, security } from './shared.js';
+import { iso, isoTime, limit, noteSchema, operatorErrors, reasonSchema, rowId, security } from './shared.js';
 
 export interface NotificationRoutesOptions {
   deps: Pick<ServiceDeps, 'cdb' | 'clock' | 'signals'>;
@@ -81,16 +81,16 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
         security,
         body: z
           .union([
-            z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest), reason: reasonSchema.optional() }),
-            z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional(), reason: reasonSchema.optional() }),
+            z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest), reason: reasonSchema.optional(), note: noteSchema }),
+            z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional(), reason: reasonSchema.optional(), note: noteSchema }),
           ])
           .meta({ id: 'Redelivery' }),
         response: { 200: z.object({ orders: z.int(), notifications: z.int() }).meta({ id: 'RedeliveryResult' }), ...operatorErrors },
       },
     },
     async (req) => {
-      const { reason, ...target } = req.body;
-      const result = await redeliver(deps.cdb, deps.clock.now(), target, { operator: operatorOf(req).id, reason: reason ?? null });
+      const { reason, note, ...target } = req.body;
+      const result = await redeliver(deps.cdb, deps.clock.now(), target, { operator: operatorOf(req).id, reason: reason ?? null, note: note ?? null });
       if (result.notifications > 0) deps.signals.notificationsRecorded();
       return result;
     },

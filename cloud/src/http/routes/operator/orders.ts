@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requestString } from '../../../contract/common.js';
 import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
-import { orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
+import { careForOrder } from '../../../operator/order-care.js';
+import { orderSummary, orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { iso, isoTime, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
+import { iso, isoTime, noteSchema, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
 
 export const orderItem = z
   .object({
@@ -42,6 +43,46 @@ const timelineView = z.object({
   ),
 });
 
+const delivery = z.enum(['delivered', 'failing', 'pending']).describe('delivered; failing: past the failing limit, still retried; pending: on its way');
+
+const summaryView = z
+  .object({
+    orderId: z.string(),
+    externalId: z.string(),
+    marketplaceId: z.string(),
+    lockerId: z.int(),
+    lockerName: z.string().nullable(),
+    timezone: z.string().nullable().describe("the locker's"),
+    state: z.int().describe('OrderState of the API'),
+    stateChangedAt: isoTime,
+    createdAt: isoTime,
+    loadedAt: isoTime,
+    holdUntil: isoTime.describe('the end of storage'),
+    phones: z.array(z.string()).describe('masked'),
+    parcels: z.array(z.object({ barcode: z.string(), state: z.string().describe('ParcelState'), cellId: z.int().nullable() })),
+    code: z.object({
+      active: z.boolean().describe('a pick-up code is active (Courier loaded)'),
+      sentAt: isoTime.describe('when the latest user-access-code notification was recorded'),
+      delivery: delivery.nullable(),
+    }),
+    marketplace: z
+      .array(
+        z.object({
+          notificationId: z.int(),
+          kind: z.string().describe('order-status, user-access-code or expiration-date-changes'),
+          said: z.string().nullable().describe("order-status: the event id; expiration-date-changes: the new end; user-access-code: null (the code is not shown)"),
+          delivery,
+          recordedAt: z.string(),
+          deliveredAt: isoTime,
+          attempts: z.int(),
+          lastStatus: z.int().nullable().describe("the receiver's latest HTTP status"),
+          lastError: z.string().nullable(),
+        }),
+      )
+      .describe('what the marketplace was told, newest first, and whether it got it'),
+  })
+  .meta({ id: 'OrderSummary' });
+
 const orderParams = z.object({ orderId: requestString(64).min(1).describe('the platform order id') });
 
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
@@ -61,6 +102,21 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
       const page = await searchOrders(deps, req.query.query, req.query.page, req.query.pageSize);
       return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
     },
+  );
+
+  app.get(
+    '/orders/:orderId',
+    {
+      schema: {
+        operationId: 'getOrderSummary',
+        tags: ['operator'],
+        summary: "One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it",
+        security,
+        params: orderParams,
+        response: { 200: summaryView, ...operatorErrors },
+      },
+    },
+    async (req) => orderSummary(deps, req.params.orderId),
   );
 
   app.get(
@@ -89,8 +145,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         params: orderParams,
         body: z
           .union([
-            z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema }),
-            z.object({ until: z.iso.datetime({ offset: true }).max(40).describe('ISO 8601 with an offset'), reason: reasonSchema }),
+            z.object({ days: z.int().min(1).max(MAX_EXTENSION_DAYS), reason: reasonSchema, note: noteSchema }),
+            z.object({ until: z.iso.datetime({ offset: true }).max(40).describe('ISO 8601 with an offset'), reason: reasonSchema, note: noteSchema }),
           ])
           .meta({ example: { days: 2, reason: 'customer in hospital' } }),
         response: {
@@ -102,8 +158,47 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     async (req) => {
       const body = req.body;
       const request = 'days' in body ? { days: body.days } : { until: Date.parse(body.until) };
-      return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason }, req.params.orderId, request);
+      return extendOrder(deps, { operator: operatorOf(req).id, reason: body.reason, note: body.note ?? null }, req.params.orderId, request);
     },
+  );
+
+  const careAnswer = z
+    .object({ orderId: z.string(), externalId: z.string(), state: z.int().describe('OrderState after'), rule: z.string().describe('the lifecycle row applied (docs/lifecycle.md)') })
+    .meta({ id: 'OrderCareAnswer' });
+  const careBody = z.object({ reason: reasonSchema, note: noteSchema }).meta({ example: { reason: 'customer lost the SMS', note: 'asked by phone' } });
+
+  app.post(
+    '/orders/:orderId/code',
+    {
+      schema: {
+        operationId: 'regenerateOrderCode',
+        tags: ['operator'],
+        summary: 'Issue a new pick-up code and send it to the marketplace (Courier loaded only); the locker takes only the new one',
+        description: 'Lifecycle row CR1: the new code replaces the old in the order.upsert to the locker, and a user-access-code notification carries it to the marketplace. Refused with 252 outside Courier loaded, 250 for an unknown order.',
+        security,
+        params: orderParams,
+        body: careBody,
+        response: { 200: careAnswer, ...operatorErrors },
+      },
+    },
+    async (req) => careForOrder(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.orderId, 'code'),
+  );
+
+  app.post(
+    '/orders/:orderId/return',
+    {
+      schema: {
+        operationId: 'startOrderReturn',
+        tags: ['operator'],
+        summary: 'End storage now: the parcels in the locker are to be returned (Courier loaded only), as when storage expires',
+        description: 'Lifecycle row OR1: the order goes to Return initiated, its pick-up code is revoked, and it becomes Awaiting return (order-status 7 to the marketplace) once the locker has applied the revocation. Refused with 252 outside Courier loaded, 250 for an unknown order.',
+        security,
+        params: orderParams,
+        body: careBody,
+        response: { 200: careAnswer, ...operatorErrors },
+      },
+    },
+    async (req) => careForOrder(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.orderId, 'return'),
   );
   return Promise.resolve();
 };

@@ -29,3 +29,6 @@ export function pageOf<T extends z.ZodType>(item: T) {
 
 /** A short free-text reason of an operator's action (kept in the audit log). */
 export const reasonSchema = z.string().trim().min(1).max(500);
+
+/** The operator's free-text note beside an action's reason (kept in the audit log); optional everywhere. */
+export const noteSchema = z.string().trim().min(1).max(500).optional().describe("the operator's own words beside the reason (kept in the audit log)");
