@@ -53,7 +53,7 @@ const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
   PermissionProfileNotSet: { description: "a locker of the route is outside the partner's permission profile", message: 'Postamat permission profile not set for logist' },
   CourierAlreadyExists: {
     description: 'another courier of the partner has this e-mail or phone',
-    message: 'Courier already exists for the logist: ivanov@fast-courier.example, externalId CR-12',
+    message: 'Courier already exists for the logist: courier.phone already used by its courier with externalId CR-12',
   },
   CourierExtIdEmpty: { description: "the courier's externalId is empty", message: 'Courier ext-id id empty' },
 };
