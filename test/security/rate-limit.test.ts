@@ -107,6 +107,9 @@ describe.each(testEngines())('rate limits and guess lockout on %s', (engine) => 
       expect(refused.headers.get('ratelimit-reset')).toBe('60');
       // Every operation of the key shares the budget; the refusal changes nothing.
       expectRefused(await raw(base, 'PUT', SMART, shopA, orderBody('RL-1')), 60);
+      // The same refusal wholly in Russian by default, wholly in English when asked.
+      expect(refused.body.message).toBe('Слишком много запросов: не более 5 за 60 с, повторите через 60 с');
+      expect((await raw(base, 'GET', LOCKER, { ...shopA, 'Accept-Language': 'en' })).body.message).toBe('Too many requests: at most 5 per 60 s, retry in 60 s');
       expect(await tc.db.db.selectFrom('orders').select('id').execute()).toEqual([]);
 
       // Another marketplace has its own budget, with the default limit.

@@ -23,7 +23,10 @@ export interface ResultCodeInfo {
 type CodeName = keyof typeof ResultCode;
 
 const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
-  AuthorizationError: { description: 'missing, unknown or revoked API key, or a key of another kind', message: RUSSIAN_MESSAGES[ResultCode.AuthorizationError] },
+  AuthorizationError: {
+    description: "no key in the operation's header, a key there not accepted (unknown, revoked or of another kind), or the key sent in another kind's header; the message says which",
+    message: `${RUSSIAN_MESSAGES[ResultCode.AuthorizationError]}: нет ключа в заголовке X-Service-Api-Key`,
+  },
   InternalError: { description: 'a failure of the service; the request may be sent again', message: RUSSIAN_MESSAGES[ResultCode.InternalError] },
   InvalidRequest: {
     description: 'malformed request (JSON, Content-Type, types, limits, unknown locker, date in the past); the message says what; nothing changed',
