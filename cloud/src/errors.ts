@@ -12,8 +12,18 @@ export const RUSSIAN_MESSAGES = {
   [ResultCode.MarketplaceNotActive]: 'Учетная запись маркетплейса не активна',
 } as const;
 
+/** The same texts in English, for callers asking for it (Accept-Language; http/message-language.ts). */
+export const ENGLISH_MESSAGES = {
+  [ResultCode.AuthorizationError]: 'Authorization error',
+  [ResultCode.InternalError]: 'Internal server error',
+  [ResultCode.InvalidRequest]: 'Invalid request',
+  [ResultCode.MarketplaceNotActive]: 'Marketplace account is not active',
+} as const satisfies Record<keyof typeof RUSSIAN_MESSAGES, string>;
+
 /** What an error may add to its envelope beyond the code. */
 export interface DomainErrorOptions {
+  /** The whole message in each language, when it is not the Russian start plus English detail. */
+  localized?: { ru: string; en: string };
   /** The HTTP status when not the code's usual one (http/error-handler.ts). */
   status?: number;
   /** Retry-After seconds. */
@@ -41,10 +51,12 @@ export function invalidRequest(detail?: string): DomainError {
 
 /** Code 4 (HTTP 429): refused for now; the caller may retry after `retryAfterSeconds`. */
 export class RetryLaterError extends DomainError {
+  /** `message` is the spec's Russian; `english` the same for callers asking for English. */
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+    english?: string,
   ) {
-    super(ResultCode.TooManyRequests, message, { retryAfterSeconds });
+    super(ResultCode.TooManyRequests, message, { retryAfterSeconds, ...(english ? { localized: { ru: message, en: english } } : {}) });
   }
 }

@@ -31,7 +31,11 @@ describe('fleet file', () => {
       ['sandbox-shop', true],
     ]);
     expect(fleet.marketplaces[2]!.apiKeySha256).toEqual([sha('demo-sandbox-shop-key')]);
-    expect(fleet.partners).toHaveLength(1);
+    expect(fleet.partners.map((p) => [p.id, p.marketplaces, p.lockers])).toEqual([
+      ['fast-courier', ['shop-one', 'shop-two'], [101, 102, 103]],
+      ['sandbox-courier', ['sandbox-shop'], [901]],
+    ]);
+    expect(fleet.partners[1]!.apiKeySha256).toEqual([sha('demo-sandbox-courier-key')]);
     expect(fleet.marketplaces[0]!.apiKeySha256).toEqual([sha('demo-shop-one-key')]);
     expect(fleet.marketplaces[1]!.apiKeySha256).toEqual([sha('demo-shop-two-key')]);
     expect(fleet.partners[0]!.apiKeySha256).toEqual([sha('demo-fast-courier-key')]);

@@ -21,6 +21,8 @@ import { startReceiver, type ReceivedCall, type TestReceiver } from '../helpers/
 
 const SANDBOX_KEY = 'demo-sandbox-shop-key';
 const PRODUCTION_KEY = 'demo-shop-one-key';
+const COURIER_KEY = 'demo-sandbox-courier-key';
+const OPERATOR_KEY = 'demo-operator-key';
 const SANDBOX_LOCKER = 901;
 const PRODUCTION_LOCKER = 101;
 const DT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+03:00$/;
@@ -29,20 +31,24 @@ let dir: string;
 let receiver: TestReceiver;
 let cloud: RunningCloud;
 
-/** The example fleet's production locker 101 and sandbox locker 901, shop-one and sandbox-shop, the receiver pointed at the test's. */
+/**
+ * The example fleet's production locker 101 and sandbox locker 901, shop-one and sandbox-shop, its
+ * sandbox courier company and operator, the receiver pointed at the test's.
+ */
 function fleet(receiverUrl: string, caFile: string): FleetInput {
   const example = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8')) as FleetInput;
   const lockers = example.lockers.filter((l) => l.id === PRODUCTION_LOCKER || l.id === SANDBOX_LOCKER).map((l) => ({ ...l, cells: l.cells.map((c) => ({ ...c, segment: undefined })) }));
   const marketplaces = example.marketplaces
     .filter((m) => m.id === 'shop-one' || m.id === 'sandbox-shop')
     .map((m) => (m.sandbox ? { ...m, receiver: { url: receiverUrl, login: 'sandbox', password: 'sandbox-secret', caFile, bodyForm: 'object' as const } } : { ...m, receiver: undefined }));
-  return { lockers, marketplaces, partners: [], operators: [] };
+  const partners = example.partners!.filter((p) => p.id === 'sandbox-courier');
+  return { lockers, marketplaces, partners, operators: example.operators };
 }
 
-async function api(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(method: string, path: string, key: string, body?: unknown, header = 'x-service-api-key'): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${cloud.url}${path}`, {
     method,
-    headers: { 'x-service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { [header]: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -65,10 +71,18 @@ async function create(externalId: string): Promise<number> {
   return (res.body.reserved as { cellId: number }[])[0]!.cellId;
 }
 
-async function play(operation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const res = await api('POST', `/api/v4/sandbox/orders/${operation}`, SANDBOX_KEY, body);
+async function play(operation: string, body?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const path = operation.includes('/') || body === undefined ? operation : `orders/${operation}`;
+  const res = await api('POST', `/api/v4/sandbox/${path}`, SANDBOX_KEY, body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
+}
+
+/** The cell's flags, as operators see them. */
+async function flagsOf(cellId: number): Promise<string[]> {
+  const res = await api('GET', `/operator/lockers/${SANDBOX_LOCKER}`, OPERATOR_KEY, undefined, 'x-operator-api-key');
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.grid as { cellId: number; flags: string[] }[]).find((c) => c.cellId === cellId)!.flags;
 }
 
 /** The delivered notifications of one order, once there are `n`, in arrival order. */
@@ -97,7 +111,8 @@ beforeAll(async () => {
     {
       config: { port: 0, sqlitePath: join(dir, 'cloud.sqlite'), fleetFile, logLevel: 'warn' },
       mqtt: { brokerPort: 0 },
-      notify: { retrySeconds: 1 },
+      // A failed attempt waits an hour: what arrives sooner came because the sandbox made it due.
+      notify: { retrySeconds: 3600 },
       sandbox: { dataDir: join(dir, 'sandbox') },
     },
   );
@@ -166,15 +181,90 @@ describe('the sandbox', () => {
     expect(status3!.body).toMatchObject({ postamat_id: '901', cell_id: cellId, event_id: '3' });
   });
 
-  it('the receiver down for a while: deliveries are retried, then arrive', async () => {
-    const held = await api('PUT', '/api/v4/sandbox/receiver/outage', SANDBOX_KEY, { seconds: 2 });
+  it('a route sheet for the sandbox locker with the example fleet\'s sandbox courier key', async () => {
+    const res = await api(
+      'PUT',
+      '/api/v1/auth/couriers/courier-with-route',
+      COURIER_KEY,
+      {
+        courier: { externalId: 'C-1', email: 'c1@courier.example', phone: '+79160000101' },
+        route: { carNumber: 'A001AA77', date: localDate(Date.now(), 'Europe/Moscow'), externalId: 'R-1', postamatIds: [SANDBOX_LOCKER] },
+      },
+      'partner-api-key',
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.postamatAccessCode).toMatch(/^\d{6,8}$/);
+  });
+
+  it('a courier collects the returns: Courier picked up (4) and its order-status', async () => {
+    await create('SBX-5');
+    await play('courier-load', { externalId: 'SBX-5' });
+    await play('storage-expiry', { externalId: 'SBX-5' });
+    const collected = (await play('courier-return')) as { postamats: { postamatId: number; openedCells: number[] }[]; orders: { externalId: string }[] };
+    expect(collected.postamats.map((p) => p.postamatId)).toEqual([SANDBOX_LOCKER]);
+    expect(collected.orders).toContainEqual({ externalId: 'SBX-5', state: 4, parcels: [{ barcode: 'SBX-5-P1', state: 'returned', cellId: expect.any(Number) as unknown }] });
+    const all = await told('SBX-5', 5);
+    expect(all[4]!.body).toStrictEqual({ id: 'SBX-5', barcode: 'SBX-5-P1', event_id: '4', status: 'Courier picked up', dt: expect.stringMatching(DT) as unknown });
+    expect(((await play('courier-return')) as typeof collected).orders.map((o) => o.externalId)).not.toContain('SBX-5');
+  });
+
+  it('a jammed lock is repaired and its flag cleared before the play answers: the cell serves again', async () => {
+    const reserved = await create('SBX-6');
+    await play('door-jam', { externalId: 'SBX-6' });
+    await play('courier-load', { externalId: 'SBX-6' });
+    expect(await flagsOf(reserved)).toEqual([]);
+    // The repaired cell opens for a customer: a jam on a held cell fails the pick-up once, then not again.
+    await play('door-jam', { externalId: 'SBX-6' });
+    const loaded = (await play('customer-pickup', { externalId: 'SBX-6' })) as { failedCells: number[]; state: number };
+    expect(loaded).toMatchObject({ state: 3, failedCells: [expect.any(Number)] });
+    expect(await flagsOf(loaded.failedCells[0]!)).toEqual([]);
+    expect(await play('customer-pickup', { externalId: 'SBX-6' })).toMatchObject({ state: 2, failedCells: [] });
+  });
+
+  it('the receiver down: nothing arrives; back, and everything held arrives at once, in order', async () => {
+    const held = await api('PUT', '/api/v4/sandbox/receiver/outage', SANDBOX_KEY, { seconds: 3600 });
     expect(held.status).toBe(200);
-    const until = Date.parse(held.body.heldUntil as string);
-    await create('SBX-4');
-    await play('courier-load', { externalId: 'SBX-4' });
-    const [first] = await told('SBX-4', 3);
-    expect(receiver.calls.filter((c) => (c.body as { id?: string }).id === 'SBX-4')).toHaveLength(3);
-    expect(Date.now()).toBeGreaterThanOrEqual(until);
-    checkHeaders(first!);
+    await create('SBX-7');
+    await play('courier-load', { externalId: 'SBX-7' });
+    expect(receiver.calls.filter((c) => (c.body as { id?: string }).id === 'SBX-7')).toHaveLength(0);
+    expect(await api('DELETE', '/api/v4/sandbox/receiver/outage', SANDBOX_KEY)).toMatchObject({ status: 200, body: { heldUntil: null } });
+    const arrived = await told('SBX-7', 3);
+    expect(arrived.map((c) => c.path)).toEqual(['/order-status', '/user-access-code', '/expiration-date-changes']);
+    arrived.forEach(checkHeaders);
+  });
+
+  it('deliver now: what waits for its next retry arrives, and the answer says nothing is left', async () => {
+    const held = await api('PUT', '/api/v4/sandbox/receiver/outage', SANDBOX_KEY, { seconds: 1 });
+    await create('SBX-8');
+    await play('courier-load', { externalId: 'SBX-8' });
+    await eventually(() => Date.now() > Date.parse(held.body.heldUntil as string), 'the hold to end');
+    expect(receiver.calls.filter((c) => (c.body as { id?: string }).id === 'SBX-8')).toHaveLength(0);
+    expect(await play('notifications/deliver')).toEqual({ undelivered: 0 });
+    expect(receiver.delivered.filter((c) => (c.body as { id?: string }).id === 'SBX-8')).toHaveLength(3);
+  });
+
+  it('reset: open positions cancelled, returns collected, jams repaired; production untouched', async () => {
+    const productionBefore = (await api('GET', '/api/v4/auth/postamat/available', PRODUCTION_KEY)).body;
+    await create('SBX-9');
+    await create('SBX-10');
+    await play('courier-load', { externalId: 'SBX-10' });
+    const jammed = await create('SBX-11');
+    await play('door-jam', { externalId: 'SBX-11' });
+    await api('PUT', '/api/v4/sandbox/receiver/outage', SANDBOX_KEY, { seconds: 3600 });
+    const reset = await play('reset');
+    expect(reset.repairedCells).toContainEqual({ postamatId: SANDBOX_LOCKER, cellId: jammed });
+    const returned = (reset.returns as { orders: { externalId: string; state: number }[] }).orders;
+    // Every order of this run with something in the locker was collected.
+    expect(returned.map((o) => o.externalId)).toEqual(expect.arrayContaining(['SBX-10', 'SBX-3']));
+    expect(returned.every((o) => o.state === 4)).toBe(true);
+    expect(await play('courier-return')).toEqual({ postamats: [], orders: [] });
+    for (const externalId of ['SBX-9', 'SBX-11']) {
+      const res = await api('GET', `/operator/orders?query=${externalId}`, OPERATOR_KEY, undefined, 'x-operator-api-key');
+      expect((res.body.items as { externalId: string; state: number }[]).find((o) => o.externalId === externalId), externalId).toMatchObject({ state: 5 });
+    }
+    expect(await flagsOf(jammed)).toEqual([]);
+    expect((await api('GET', '/api/v4/auth/postamat/available', PRODUCTION_KEY)).body).toEqual(productionBefore);
+    // The outage ended with the reset: SBX-10's order-status 4 arrives.
+    await eventually(() => receiver.delivered.some((c) => (c.body as { id?: string; event_id?: string }).id === 'SBX-10' && (c.body as { event_id?: string }).event_id === '4'), 'SBX-10 event 4');
   });
 });

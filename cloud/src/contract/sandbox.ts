@@ -54,3 +54,24 @@ export const sandboxLockersSchema = z
       }),
     ),
   });
+
+const lockerReturns = z.object({
+  postamatId: z.int(),
+  openedCells: z.array(z.int()).describe('cells that opened for the courier'),
+  failedCells: z.array(z.int()).describe('cells whose doors did not open (a jammed lock): their parcels stay'),
+});
+
+export const sandboxReturnEffectSchema = z.object({
+  postamats: z.array(lockerReturns).describe('the sandbox lockers where the courier collected'),
+  orders: z.array(sandboxOrderEffectSchema).describe('the orders whose parcels were to be collected, as they are now (4 once all came out)'),
+});
+
+export const sandboxResetEffectSchema = z.object({
+  cancelledOrders: z.int().describe('orders whose open positions were cancelled'),
+  returns: sandboxReturnEffectSchema.describe('what the courier collected'),
+  repairedCells: z.array(z.object({ postamatId: z.int(), cellId: z.int() })).describe('cells whose jammed lock was repaired and faulty flag cleared'),
+});
+
+export const sandboxDeliveryEffectSchema = z.object({
+  undelivered: z.int().describe("the marketplace's notifications still undelivered after this round"),
+});

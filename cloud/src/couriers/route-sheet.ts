@@ -4,7 +4,9 @@
  *
  * - 604: empty courier externalId. 500: the partner has no permission profile, or the route names
  *   a locker outside it. 602: another courier of the same partner already uses the e-mail or the
- *   phone (also enforced by unique indexes, so concurrent requests agree).
+ *   phone (also enforced by unique indexes, so concurrent requests agree); the message names the
+ *   field and that courier's externalId. Couriers are per partner: nothing of another partner's
+ *   couriers can clash, so nothing of theirs is revealed.
  * - The code is random (6-8 digits, COURIER_CODE_LENGTH), unique among the active courier codes of
  *   every locker on the route, and valid until the end of the route date in each locker's time zone.
  * - Each locker gets a `courier.grant` with the code's hash, the validity, the partner's
@@ -34,6 +36,15 @@ type Partner = { id: string };
 
 function noPermission(): DomainError {
   return new DomainError(ResultCode.PermissionProfileNotSet, 'Postamat permission profile not set for logist');
+}
+
+/**
+ * 602 names the clashing field(s) and the partner's own courier that has them; the values are the
+ * caller's own, so the message repeats none (it reaches logs).
+ */
+function courierExists(other: { externalId: string; fields: readonly ('email' | 'phone')[] }): DomainError {
+  const fields = other.fields.map((f) => `courier.${f}`).join(' and ');
+  return new DomainError(ResultCode.CourierAlreadyExists, `Courier already exists for the logist: ${fields} already used by its courier with externalId ${other.externalId}`);
 }
 
 export async function courierWithRoute(deps: ServiceDeps, partner: Partner, req: CourierWithRouteRequest): Promise<CourierWithRouteAnswer> {
@@ -82,7 +93,7 @@ async function createRouteSheet(
     async (tx) => {
       const other = await courierWithSameContact(tx, partner.id, { externalId: req.courier.externalId, email, phone });
       if (other) {
-        throw new DomainError(ResultCode.CourierAlreadyExists, `Courier already exists for the logist: ${other.email}, externalId ${other.externalId}`);
+        throw courierExists(other);
       }
       const contact = { externalId: req.courier.externalId, email, phone, inn: req.courier.inn ?? null };
       const courierId = await saveCourier(tx, partner.id, contact, () => deps.random.uuid(), now);

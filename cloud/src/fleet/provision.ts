@@ -36,7 +36,7 @@ import {
 } from '../repositories/lockers.js';
 import { heldCells } from '../repositories/occupancy.js';
 import { replaceOperators } from '../repositories/operators.js';
-import { SANDBOX_PARTNER_ID, sandboxPartner } from '../sandbox/sandbox-partner.js';
+import { sandboxPartners } from '../sandbox/sandbox-partner.js';
 import { cellIsAccessible, type Fleet, type FleetLocker, fleetSchema } from './fleet-schema.js';
 
 export class FleetError extends Error {
@@ -88,9 +88,7 @@ export async function provisionFleet(cdb: CloudDatabase, fleet: Fleet, at: numbe
   };
   await fleetTransaction(cdb, async (tx) => {
     await saveMarketplaces(tx, new Map(fleet.marketplaces.map((m) => [m.id, marketplaceFields(m)])), at);
-    const partners = new Map(fleet.partners.map((p) => [p.id, partnerFields(p)]));
-    const sandbox = sandboxPartner(fleet);
-    if (sandbox) partners.set(SANDBOX_PARTNER_ID, sandbox);
+    const partners = new Map([...fleet.partners.map((p) => [p.id, partnerFields(p)] as const), ...sandboxPartners(fleet)]);
     await savePartners(tx, partners, at);
     await replaceApiKeys(tx, apiKeys(fleet));
     await replaceOperators(tx, fleet.operators.map((o) => ({ name: o.name, role: o.role })));

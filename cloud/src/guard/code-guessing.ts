@@ -63,7 +63,7 @@ export class CodeGuessGuard {
     if (until !== undefined) {
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
       this.deps.metrics.guard.refused('code_guessing');
-      throw new RetryLaterError(`${TOO_MANY_WRONG_CODES_MESSAGE}: повторите через ${seconds} с`, seconds);
+      throw new RetryLaterError(`${TOO_MANY_WRONG_CODES_MESSAGE}: повторите через ${seconds} с`, seconds, `Too many wrong codes: retry in ${seconds} s`);
     }
   }
 

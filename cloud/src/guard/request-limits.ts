@@ -72,7 +72,11 @@ const plugin: FastifyPluginAsync<{ deps: ServiceDeps }> = async (app, { deps }) 
       const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
       const { max, windowSeconds } = callerOf(req).limit;
       deps.metrics.guard.refused('request_limit');
-      return new RetryLaterError(`${TOO_MANY_REQUESTS_MESSAGE}: не более ${max} за ${windowSeconds} с, повторите через ${seconds} с`, seconds);
+      return new RetryLaterError(
+        `${TOO_MANY_REQUESTS_MESSAGE}: не более ${max} за ${windowSeconds} с, повторите через ${seconds} с`,
+        seconds,
+        `Too many requests: at most ${max} per ${windowSeconds} s, retry in ${seconds} s`,
+      );
     },
   });
   const limit = app.rateLimit();

@@ -43,6 +43,6 @@ export class SignInGuard {
 
   #refusal(ms: number): RetryLaterError {
     const seconds = Math.max(1, Math.ceil(ms / 1000));
-    return new RetryLaterError(`${TOO_MANY_SIGN_INS_MESSAGE}: повторите через ${seconds} с`, seconds);
+    return new RetryLaterError(`${TOO_MANY_SIGN_INS_MESSAGE}: повторите через ${seconds} с`, seconds, `Too many wrong keys: retry in ${seconds} s`);
   }
 }

@@ -15,9 +15,10 @@
  * knows (the database's total at its last upsert, plus its own hits not yet written) stays at or
  * below half the limit, and this process holds fewer than PENDING_SHARE of the limit unwritten.
  * Those hits are written by the next upsert, which starts as soon as none is under way. Nearer
- * the limit every hit is counted in the database before its answer, as above. So one process is
- * exact, and P processes on one database admit at most max + (P - 1) * ⌈5 % of max⌉ per window:
- * another process can only have that many of its hits unwritten (docs/decisions.md).
+ * the limit every hit is counted in the database before its answer, as above. So P processes on
+ * one database admit at most max + P * ⌈5 % of max⌉ per window: each can hold only that many
+ * admitted hits unwritten (counted against the total it last knew) when another's upsert takes
+ * the shared total to the limit (docs/decisions.md).
  */
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';

@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
 import type { CloudDatabase } from '../db/database.js';
-import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
+import { DomainError, ENGLISH_MESSAGES, RUSSIAN_MESSAGES } from '../errors.js';
 import { findPartner, type KeyOwnerKind, type Marketplace, type Partner } from '../repositories/accounts.js';
 import { knownAccountsOf } from '../repositories/known-accounts.js';
 
@@ -38,8 +38,39 @@ export function hashApiKey(key: string): string {
   return hash;
 }
 
-function unauthorized(): DomainError {
-  return new DomainError(ResultCode.AuthorizationError, RUSSIAN_MESSAGES[ResultCode.AuthorizationError]);
+/** The headers as the documents spell them. */
+const HEADER_NAMES = { marketplace: 'X-Service-Api-Key', partner: 'Partner-Api-Key', operator: 'X-Operator-Api-Key' } as const satisfies Record<KeyOwnerKind, string>;
+
+/**
+ * 401 (code 1) saying what to fix: no key in the operation's header, or a key there that is not
+ * accepted. "Not accepted" covers unknown, revoked, inactive and another kind's keys alike, so
+ * the answer never tells whether a key exists for someone else.
+ */
+export function unauthorized(kind: KeyOwnerKind, reason: 'missing' | 'unknown'): DomainError {
+  const h = HEADER_NAMES[kind];
+  const ru = RUSSIAN_MESSAGES[ResultCode.AuthorizationError];
+  const en = ENGLISH_MESSAGES[ResultCode.AuthorizationError];
+  const localized =
+    reason === 'missing'
+      ? { ru: `${ru}: нет ключа в заголовке ${h}`, en: `${en}: no key in the ${h} header` }
+      : { ru: `${ru}: ключ в заголовке ${h} не принят`, en: `${en}: the key in the ${h} header is not accepted` };
+  return new DomainError(ResultCode.AuthorizationError, localized.ru, { localized });
+}
+
+/** 401 (code 1): the operation's header is absent but another API key header was sent (named, never checked). */
+export function keyInWrongHeader(kind: KeyOwnerKind, sent: KeyOwnerKind): DomainError {
+  const h = HEADER_NAMES[kind];
+  const w = HEADER_NAMES[sent];
+  const localized = {
+    ru: `${RUSSIAN_MESSAGES[ResultCode.AuthorizationError]}: ключ передан в заголовке ${w}, а эта операция принимает ${h}`,
+    en: `${ENGLISH_MESSAGES[ResultCode.AuthorizationError]}: the key was sent in the ${w} header; this operation takes ${h}`,
+  };
+  return new DomainError(ResultCode.AuthorizationError, localized.ru, { localized });
+}
+
+/** The other key header a request carries instead of the one of `kind`, if any. */
+export function otherKeyHeader(kind: KeyOwnerKind, headers: Readonly<Record<string, string | string[] | undefined>>): KeyOwnerKind | undefined {
+  return (Object.keys(API_KEY_HEADERS) as KeyOwnerKind[]).find((k) => k !== kind && headers[API_KEY_HEADERS[k]] !== undefined);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -49,11 +80,11 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 
 async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | string[] | undefined): Promise<string> {
   const key = headerValue(header);
-  if (!key) throw unauthorized();
+  if (!key) throw unauthorized(kind, 'missing');
   const hash = hashApiKey(key);
   const row = await knownAccountsOf(cdb).apiKey(hash);
   if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')) || row.ownerKind !== kind) {
-    throw unauthorized();
+    throw unauthorized(kind, 'unknown');
   }
   return row.ownerId;
 }
@@ -62,7 +93,7 @@ async function ownerOf(cdb: CloudDatabase, kind: KeyOwnerKind, header: string | 
 export async function authenticateMarketplace(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Marketplace> {
   const id = await ownerOf(cdb, 'marketplace', header);
   const marketplace = await knownAccountsOf(cdb).marketplace(id);
-  if (!marketplace) throw unauthorized();
+  if (!marketplace) throw unauthorized('marketplace', 'unknown');
   if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
   if (!marketplace.organizationActive) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
   return marketplace;
@@ -72,7 +103,7 @@ export async function authenticateMarketplace(cdb: CloudDatabase, header: string
 export async function authenticatePartner(cdb: CloudDatabase, header: string | string[] | undefined): Promise<Partner> {
   const id = await ownerOf(cdb, 'partner', header);
   const partner = await findPartner(cdb.db, id);
-  if (!partner || !partner.active) throw unauthorized();
+  if (!partner || !partner.active) throw unauthorized('partner', 'unknown');
   return partner;
 }
 

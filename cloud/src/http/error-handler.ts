@@ -12,6 +12,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ResultCode } from '../../../shared/src/enums.js';
 import { DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
 import { noteResultCode } from '../metrics/http.js';
+import { inLanguage, messageLanguage } from './message-language.js';
 
 export function httpStatusOf(code: number): 400 | 401 | 403 | 429 | 500 {
   switch (code) {
@@ -47,7 +48,12 @@ export function sendEnvelope(
   extra?: Readonly<Record<string, unknown>>,
 ): FastifyReply {
   noteResultCode(reply, resultCode);
-  return reply.code(status).type('application/json; charset=utf-8').send({ message, resultCode, ...extra });
+  const lang = messageLanguage(reply.request.headers['accept-language']);
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .header('content-language', lang)
+    .send({ message: inLanguage(message, lang), resultCode, ...extra });
 }
 
 /** Code 3 with the spec's Russian text and the reason. */
@@ -74,7 +80,9 @@ export function handleError(err: FastifyError, req: FastifyRequest, reply: Fasti
     if (err.resultCode === ResultCode.InternalError) req.log.error({ err }, 'internal error');
     const { status, retryAfterSeconds, extra } = err.options;
     if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
-    return sendEnvelope(reply, err.resultCode, err.message, status ?? httpStatusOf(err.resultCode), extra);
+    const { localized } = err.options;
+    const message = localized ? localized[messageLanguage(req.headers['accept-language'])] : err.message;
+    return sendEnvelope(reply, err.resultCode, message, status ?? httpStatusOf(err.resultCode), extra);
   }
   if (err.validation) {
     return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err)));

@@ -44,15 +44,17 @@ export async function courierWithSameContact(
   db: Tx,
   partnerId: string,
   contact: Pick<CourierContact, 'externalId' | 'email' | 'phone'>,
-): Promise<{ externalId: string; email: string } | undefined> {
+): Promise<{ externalId: string; fields: ('email' | 'phone')[] } | undefined> {
   const row = await db
     .selectFrom('couriers')
-    .select(['external_id', 'email'])
+    .select(['external_id', 'email', 'phone'])
     .where('partner_id', '=', partnerId)
     .where('external_id', '!=', contact.externalId)
     .where((eb) => eb.or([eb('email', '=', contact.email), eb('phone', '=', contact.phone)]))
     .executeTakeFirst();
-  return row && { externalId: row.external_id, email: row.email };
+  if (!row) return undefined;
+  const fields = [...(row.email === contact.email ? (['email'] as const) : []), ...(row.phone === contact.phone ? (['phone'] as const) : [])];
+  return { externalId: row.external_id, fields };
 }
 
 /** Updates the partner's courier with this externalId, or adds one with `newId`; returns its id. */

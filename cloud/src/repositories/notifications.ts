@@ -295,3 +295,42 @@ export interface NotificationAttempt {
 export async function insertAttempt(db: Tx, a: NotificationAttempt): Promise<void> {
   await db.insertInto('notification_attempts').values({ notification_id: a.notificationId, order_id: a.orderId, at: a.at, status: a.status, error: a.error }).execute();
 }
+
+/**
+ * The sandbox: every undelivered notification of the marketplace not yet due becomes due at `now`
+ * (its receiver is back, or the integrator asked for delivery now); returns how many.
+ */
+export async function makeMarketplaceDue(db: Tx, now: number, marketplaceId: string): Promise<number> {
+  const r = await db
+    .updateTable('notifications')
+    .set({ next_attempt_at: now })
+    .where('marketplace_id', '=', marketplaceId)
+    .where('delivered_at', 'is', null)
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** The marketplace's undelivered heads (one per order) that have had no finished attempt since `since`. */
+export async function headsUnattemptedSince(db: Tx, marketplaceId: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('notifications as n')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('n.marketplace_id', '=', marketplaceId)
+    .where('n.delivered_at', 'is', null)
+    .where(isHead)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('notification_attempts as a').select('a.id').whereRef('a.notification_id', '=', 'n.id').where('a.at', '>=', since))))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** How many notifications of the marketplace are undelivered. */
+export async function undeliveredCount(db: Tx, marketplaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('marketplace_id', '=', marketplaceId)
+    .where('delivered_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -23,6 +23,11 @@ export type ScreenState = z.infer<typeof screenStateSchema>;
 
 type Lock = { bus: string; board: number; lock: number };
 
+/** The part of the simulator's state the sandbox reads (docs/hardware.md, control API). */
+const simStateSchema = z.object({
+  buses: z.array(z.looseObject({ name: z.string(), boards: z.array(z.looseObject({ address: z.number(), locks: z.array(z.looseObject({ pulses: z.number() })) })) })),
+});
+
 async function call(url: string, body?: unknown): Promise<unknown> {
   const res = await fetch(url, {
     method: body === undefined ? 'GET' : 'POST',
@@ -54,6 +59,11 @@ export class LockerHands {
     return screenStateSchema.parse(await call(`${this.rig.screenUrl}/api/code`, { kind, code }));
   }
 
+  /** On the courier menu: "Collect returns" opens every cell holding a collectable parcel of the courier's marketplaces. */
+  async collectReturns(): Promise<ScreenState> {
+    return screenStateSchema.parse(await call(`${this.rig.screenUrl}/api/returns`, {}));
+  }
+
   /** A barcode: through the simulated scanner's bytes when the locker has one, typed on the screen otherwise. */
   async scan(barcode: string): Promise<void> {
     if (this.rig.hasScanner) await call(`${this.rig.simUrl}/scan`, { barcode });
@@ -75,6 +85,13 @@ export class LockerHands {
 
   async jam(lock: Lock): Promise<void> {
     await call(`${this.rig.simUrl}/faults`, { kind: 'jammed', ...lock });
+  }
+
+  /** Unlock pulses the lock has received so far (the simulator's state). */
+  async pulses(lock: Lock): Promise<number> {
+    const state = simStateSchema.parse(await call(`${this.rig.simUrl}/state`));
+    const board = state.buses.find((b) => b.name === lock.bus)?.boards.find((b) => b.address === lock.board);
+    return board?.locks[lock.lock - 1]?.pulses ?? 0;
   }
 
   async unjam(lock: Lock): Promise<void> {

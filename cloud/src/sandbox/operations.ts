@@ -10,113 +10,34 @@
  * return state; the fault is armed; the hold is stored), or 504 after SANDBOX_TIMEOUT_SECONDS
  * with where it got to. docs/sandbox.md.
  */
-import { CodeKind, OrderState, ParcelState, ResultCode } from '../../../shared/src/enums.js';
-import { courierWithRoute } from '../couriers/route-sheet.js';
-import { DomainError, invalidRequest } from '../errors.js';
+import { CodeKind, OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { invalidRequest } from '../errors.js';
 import { expireOrderNow } from '../expiry/expire.js';
-import { localDate } from '../lockers/locker-time.js';
 import type { OrderRow, ParcelRow } from '../db/schema.js';
 import { holdReceiver, type Marketplace } from '../repositories/accounts.js';
-import { downCursor } from '../repositories/locker-stream.js';
 import { activeLockers, lockerById } from '../repositories/lockers.js';
-import { listNotifications } from '../repositories/notifications.js';
-import { findOrder, findOrderById, loadParcels } from '../repositories/orders.js';
-import type { ServiceDeps } from '../services.js';
-import { LockerHands, type ScreenState } from './locker-hands.js';
-import { SANDBOX_PARTNER_ID } from './sandbox-partner.js';
+import { headsUnattemptedSince, listNotifications, makeMarketplaceDue, undeliveredCount } from '../repositories/notifications.js';
+import { transaction } from '../db/transaction.js';
+import { findOrderById, loadParcels } from '../repositories/orders.js';
+import { LockerHands } from './locker-hands.js';
+import {
+  courierSignsIn,
+  effect,
+  lockerCaughtUp,
+  lockOf,
+  type OrderEffect,
+  orderOf,
+  requireState,
+  repairExercisedJams,
+  rigFor,
+  type SandboxDeps,
+  screenUntil,
+  until,
+} from './play.js';
 import type { SandboxRig } from './rig-order.js';
-import type { SandboxLockers } from './sandbox-lockers.js';
 
-const POLL_MS = 100;
-
-export interface SandboxDeps extends ServiceDeps {
-  /** This process's sandbox lockers; undefined when it runs none (SANDBOX_LOCKERS=false, an external broker). */
-  lockers: SandboxLockers | undefined;
-  timeoutMs: number;
-}
-
-export interface ParcelPlace {
-  barcode: string;
-  state: string;
-  cellId: number | null;
-}
-
-export interface OrderEffect {
-  externalId: string;
-  /** The order's state once the effect happened. */
-  state: number;
-  parcels: ParcelPlace[];
-}
-
-function sandboxError(status: 503 | 504, message: string): DomainError {
-  return new DomainError(ResultCode.InternalError, message, { status });
-}
-
-/** A production key on a sandbox path: answered as if the path did not exist. */
-export function requireSandbox(marketplace: Marketplace): void {
-  if (!marketplace.sandbox) {
-    throw new DomainError(ResultCode.InvalidRequest, invalidRequest('no such operation: the sandbox operations take only sandbox marketplace keys').message, { status: 404 });
-  }
-}
-
-async function until<T>(deps: SandboxDeps, what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + deps.timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw sandboxError(504, `the sandbox waited ${deps.timeoutMs / 1000} s for ${what}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
-
-async function orderOf(deps: SandboxDeps, marketplace: Marketplace, externalId: string): Promise<OrderRow> {
-  const order = await findOrder(deps.cdb.db, marketplace.id, externalId);
-  if (!order) throw new DomainError(ResultCode.OrderNotFound, `Order not found: ${externalId}`);
-  return order;
-}
-
-function requireState(order: OrderRow, states: readonly OrderState[], doing: string): void {
-  if (!states.includes(order.state as OrderState)) {
-    throw new DomainError(ResultCode.PostOperationWrongState, `order ${order.external_id} is in state ${order.state}; ${doing} needs state ${states.join(' or ')}`);
-  }
-}
-
-async function rigFor(deps: SandboxDeps, lockerId: number): Promise<SandboxRig> {
-  const rig = await deps.lockers?.rigOf(lockerId);
-  if (!rig) throw sandboxError(503, `sandbox locker ${lockerId} is not running in this cloud process (docs/sandbox.md)`);
-  return rig;
-}
-
-async function effect(deps: SandboxDeps, orderId: string): Promise<OrderEffect> {
-  const order = (await findOrderById(deps.cdb.db, orderId))!;
-  const parcels = await loadParcels(deps.cdb.db, orderId);
-  return { externalId: order.external_id, state: order.state, parcels: parcels.map((p) => ({ barcode: p.barcode, state: p.state, cellId: p.cell_id })) };
-}
-
-/** Waits until the locker applied every command the cloud logged for it so far (grants, codes, orders). */
-async function lockerCaughtUp(deps: SandboxDeps, lockerId: number): Promise<void> {
-  const target = (await downCursor(deps.cdb.db, lockerId))!.nextCseq - 1;
-  await until(deps, `locker ${lockerId} to apply the cloud's commands`, async () => {
-    const cursor = await downCursor(deps.cdb.db, lockerId);
-    return cursor && cursor.appliedCseq >= target ? true : undefined;
-  });
-}
-
-/** Polls the screen until `done` says so; the screen's error, if it shows one first, ends the operation. */
-async function screenUntil(deps: SandboxDeps, hands: LockerHands, what: string, done: (s: ScreenState) => boolean): Promise<ScreenState> {
-  return until(deps, what, async () => {
-    const s = await hands.screen();
-    if (done(s)) return s;
-    if (s.error && !s.busy) throw invalidRequest(`the locker's screen answered ${JSON.stringify(s.error)} while waiting for ${what}`);
-    return undefined;
-  });
-}
-
-function lockOf(rig: SandboxRig, cellId: number): { bus: string; board: number; lock: number } {
-  const lock = rig.lockOf(cellId);
-  if (!lock) throw sandboxError(503, `sandbox locker ${rig.lockerId} has no cell ${cellId} wired; it restarts with the new layout`);
-  return lock;
-}
+export type { OrderEffect, SandboxDeps } from './play.js';
+export { requireSandbox } from './play.js';
 
 /**
  * A courier loads the order: a route sheet of the sandbox's courier company gives a code for
@@ -128,21 +49,9 @@ export async function courierLoads(deps: SandboxDeps, marketplace: Marketplace, 
   const order = await orderOf(deps, marketplace, externalId);
   requireState(order, [OrderState.New], 'a courier load');
   const rig = await rigFor(deps, order.locker_id);
-  const locker = await lockerById(deps.cdb.db, order.locker_id);
-  const today = localDate(deps.clock.now(), locker.timezone);
-  const { postamatAccessCode: code } = await courierWithRoute(deps, { id: SANDBOX_PARTNER_ID }, {
-    courier: { externalId: 'sandbox-courier', email: 'courier@sandbox.invalid', phone: '+70000000000' },
-    route: { carNumber: 'SANDBOX', date: today, externalId: `sandbox-${deps.random.uuid()}`, postamatIds: [locker.id] },
-  });
-  await lockerCaughtUp(deps, locker.id);
-
-  const hands = new LockerHands(rig);
-  await hands.tap('home');
-  await hands.choose(CodeKind.Courier);
-  const signedIn = await hands.typeCode(CodeKind.Courier, code);
-  if (signedIn.view.screen !== 'courier') throw invalidRequest(`the courier could not sign in: ${JSON.stringify(signedIn.error)}`);
+  const hands = await courierSignsIn(deps, marketplace, rig, await lockerById(deps.cdb.db, order.locker_id));
+  const pending = (await loadParcels(deps.cdb.db, order.id)).filter((p) => p.state === ParcelState.Pending);
   try {
-    const pending = (await loadParcels(deps.cdb.db, order.id)).filter((p) => p.state === ParcelState.Pending);
     for (const parcel of pending) await loadOne(deps, hands, rig, parcel);
   } finally {
     await hands.tap('home');
@@ -151,6 +60,8 @@ export async function courierLoads(deps: SandboxDeps, marketplace: Marketplace, 
     const now = await findOrderById(deps.cdb.db, order.id);
     return now && now.state !== OrderState.New ? true : undefined;
   });
+  // A reserved cell the sandbox jammed was tried first and failed.
+  await repairExercisedJams(deps, rig, pending.flatMap((p) => (p.cell_id === null ? [] : [p.cell_id])));
   return effect(deps, order.id);
 }
 
@@ -211,6 +122,7 @@ export async function customerTakes(deps: SandboxDeps, marketplace: Marketplace,
     });
   }
   await hands.tap('home');
+  await repairExercisedJams(deps, rig, failed);
   return { ...(await effect(deps, order.id)), openedCells: opened, failedCells: failed };
 }
 
@@ -243,8 +155,10 @@ export async function doorJams(deps: SandboxDeps, marketplace: Marketplace, exte
   if (cellId === undefined || cellId === null) throw invalidRequest(`order ${externalId} holds no cell and has none reserved`);
   const rig = await rigFor(deps, order.locker_id);
   const lock = lockOf(rig, cellId);
-  await new LockerHands(rig).jam(lock);
-  deps.lockers!.jammed(order.locker_id, cellId, lock);
+  const hands = new LockerHands(rig);
+  const pulses = await hands.pulses(lock);
+  await hands.jam(lock);
+  deps.lockers!.jammed(order.locker_id, cellId, { lock, marketplaceId: marketplace.id, pulses });
   return { externalId, cellId };
 }
 
@@ -260,10 +174,37 @@ export async function receiverDown(deps: SandboxDeps, marketplace: Marketplace, 
   return { heldUntil: new Date(until).toISOString() };
 }
 
-/** The outage ends now: the next attempt of each notification (by the retry policy) reaches the receiver. */
+/**
+ * The outage ends now, and what it held back is due now (not at its next retry by the policy):
+ * the dispatcher is woken and sends each order's notifications in order.
+ */
 export async function receiverBack(deps: SandboxDeps, marketplace: Marketplace): Promise<OutageEffect> {
-  await holdReceiver(deps.cdb.db, marketplace.id, null);
+  await transaction(deps.cdb, async (tx) => {
+    await holdReceiver(tx, marketplace.id, null);
+    await makeMarketplaceDue(tx, deps.clock.now(), marketplace.id);
+  });
+  deps.signals.notificationsRecorded();
   return { heldUntil: null };
+}
+
+export interface DeliveryEffect {
+  /** Notifications of the marketplace still undelivered after this round (the receiver refused, or is held down). */
+  undelivered: number;
+}
+
+/**
+ * Deliver now: every undelivered notification of the marketplace is due at once; answers once
+ * each order's next notification has had its attempt (delivered ones make the next due, so a
+ * receiver that answers gets everything), with how many are still undelivered.
+ */
+export async function deliverNow(deps: SandboxDeps, marketplace: Marketplace): Promise<DeliveryEffect> {
+  const since = deps.clock.now();
+  await makeMarketplaceDue(deps.cdb.db, since, marketplace.id);
+  deps.signals.notificationsRecorded();
+  await until(deps, "every order's next notification to be attempted", async () =>
+    (await headsUnattemptedSince(deps.cdb.db, marketplace.id, since)) === 0 ? true : undefined,
+  );
+  return { undelivered: await undeliveredCount(deps.cdb.db, marketplace.id) };
 }
 
 export interface SandboxLockerInfo {

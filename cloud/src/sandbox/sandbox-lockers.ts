@@ -13,9 +13,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import type { BoardFamily } from '../../../shared/src/enums.js';
+import { type BoardFamily, CellFlag } from '../../../shared/src/enums.js';
 import type { CloudPart, PartDeps } from '../cloud-part.js';
 import { activeLockers, type Cell, cellsOf, findCell, type Locker, setSandboxMqttPasswordHash } from '../repositories/lockers.js';
+import { setCellFlags } from '../operator/cell-flags.js';
 import type { Job } from '../scheduler.js';
 import { LockerHands } from './locker-hands.js';
 import { type Lock, READY_PREFIX, type RigOrder, rigReadySchema, type SandboxRig } from './rig-order.js';
@@ -25,6 +26,16 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const SCRIPT = join(import.meta.dirname, 'locker-process.ts');
 const RECONCILE_MS = 5_000;
 const STOP_GRACE_MS = 10_000;
+
+/** The name the audit log gives the sandbox when it clears a flag its own fault raised. */
+export const SANDBOX_ACTOR = 'sandbox';
+
+export interface ArmedJam {
+  lock: Lock;
+  marketplaceId: string;
+  /** The lock's pulse count when armed: more means the locker has tried to open it since. */
+  pulses: number;
+}
 
 interface Child {
   proc: ChildProcess;
@@ -52,8 +63,10 @@ export class SandboxLockers implements CloudPart {
   readonly #log: Logger;
   readonly #children = new Map<number, Child>();
   readonly #job: Job<void>;
-  /** Locks the sandbox jammed, by locker: repaired once the locker has flagged the cell faulty. */
-  readonly #jams = new Map<number, Map<number, Lock>>();
+  /** Locks the sandbox jammed, by locker and cell, with the marketplace that jammed each. */
+  readonly #jams = new Map<number, Map<number, ArmedJam>>();
+  /** Repairs under way, by `lockerId:cellId`. */
+  readonly #repairs = new Map<string, Promise<void>>();
   #stopped = true;
   #warned = false;
 
@@ -95,11 +108,52 @@ export class SandboxLockers implements CloudPart {
     }
   }
 
-  /** The sandbox jammed this cell's lock: repair it (clear the fault) once the locker has flagged the cell faulty. */
-  jammed(lockerId: number, cellId: number, lock: Lock): void {
-    const jams = this.#jams.get(lockerId) ?? new Map<number, Lock>();
-    jams.set(cellId, lock);
+  /** The sandbox jammed this cell's lock for the marketplace: the next open of that cell fails. */
+  jammed(lockerId: number, cellId: number, jam: ArmedJam): void {
+    const jams = this.#jams.get(lockerId) ?? new Map<number, ArmedJam>();
+    jams.set(cellId, jam);
     this.#jams.set(lockerId, jams);
+  }
+
+  /** The sandbox's jam of this cell's lock, while armed (until repaired). */
+  armedJam(lockerId: number, cellId: number): ArmedJam | undefined {
+    return this.#jams.get(lockerId)?.get(cellId);
+  }
+
+  /** The cells the marketplace's jams hold, by locker. */
+  jamsOf(marketplaceId: string): { lockerId: number; cellId: number }[] {
+    return [...this.#jams].flatMap(([lockerId, jams]) => [...jams].filter(([, j]) => j.marketplaceId === marketplaceId).map(([cellId]) => ({ lockerId, cellId })));
+  }
+
+  /**
+   * The jam has done its part (or is no longer wanted): the lock works again, then the cell's
+   * `faulty` flag, which only the sandbox's fault raised, is cleared (audited as the sandbox), so
+   * the cell serves again without an operator. Repairing before clearing means the locker never
+   * gets the cell back while its lock still jams.
+   */
+  repair(lockerId: number, cellId: number): Promise<void> {
+    const key = `${lockerId}:${cellId}`;
+    const running = this.#repairs.get(key);
+    if (running) return running;
+    const jam = this.#jams.get(lockerId)?.get(cellId);
+    if (!jam) return Promise.resolve();
+    // One repair at a time per cell: a play and the periodic check share it. The jam stays armed
+    // (armedJam) until the flag is cleared too.
+    const repair = this.#repairNow(lockerId, cellId, jam).finally(() => {
+      this.#repairs.delete(key);
+      this.#jams.get(lockerId)?.delete(cellId);
+    });
+    this.#repairs.set(key, repair);
+    return repair;
+  }
+
+  async #repairNow(lockerId: number, cellId: number, jam: ArmedJam): Promise<void> {
+    const rig = this.#children.get(lockerId)?.rig;
+    if (rig) await new LockerHands(rig).unjam(jam.lock);
+    const cell = await findCell(this.#deps.cdb.db, lockerId, cellId);
+    if (cell?.flags.includes(CellFlag.Faulty)) {
+      await setCellFlags(this.#deps, lockerId, cellId, { [CellFlag.Faulty]: false }, { operator: SANDBOX_ACTOR, reason: `the sandbox repaired the lock it jammed for ${jam.marketplaceId}` });
+    }
   }
 
   /** The lockers running now (the demo prints them). */
@@ -130,15 +184,17 @@ export class SandboxLockers implements CloudPart {
     await this.#repairJams();
   }
 
-  /** The door-fault path has run once the cell is flagged faulty; the lock itself works again (the flag stays for the operator). */
+  /**
+   * A jam whose cell the locker has flagged faulty has run the door-fault path: repaired. The
+   * sandbox's operations repair their jams before they answer (operations.ts); this catches a jam
+   * exercised another way (someone at the locker's screen).
+   */
   async #repairJams(): Promise<void> {
     for (const [lockerId, jams] of this.#jams) {
-      const rig = this.#children.get(lockerId)?.rig;
-      for (const [cellId, lock] of jams) {
+      for (const cellId of [...jams.keys()]) {
         const cell = await findCell(this.#deps.cdb.db, lockerId, cellId);
-        if (cell && !cell.flags.includes('faulty')) continue;
-        if (rig) await new LockerHands(rig).unjam(lock).catch((err: unknown) => this.#log.warn({ err, lockerId, cellId }, 'sandbox: repairing a jammed lock failed'));
-        jams.delete(cellId);
+        if (cell && !cell.flags.includes(CellFlag.Faulty)) continue;
+        await this.repair(lockerId, cellId).catch((err: unknown) => this.#log.warn({ err, lockerId, cellId }, 'sandbox: repairing a jammed lock failed'));
       }
     }
   }

@@ -24,6 +24,8 @@ export interface CallOptions {
   /** Sent as is (overrides body). */
   rawBody?: string;
   contentType?: string | null;
+  /** Further request headers (e.g. Accept-Language). */
+  headers?: Record<string, string>;
 }
 
 export interface Answer {
@@ -67,7 +69,7 @@ export async function startTestCloud(
   }
 
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Answer> => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...o.headers };
     if (o.key !== undefined) headers['X-Service-Api-Key'] = o.key;
     if (o.partnerKey !== undefined) headers['Partner-Api-Key'] = o.partnerKey;
     if (o.operatorKey !== undefined) headers['X-Operator-Api-Key'] = o.operatorKey;

@@ -23,7 +23,10 @@ export interface ResultCodeInfo {
 type CodeName = keyof typeof ResultCode;
 
 const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
-  AuthorizationError: { description: 'missing, unknown or revoked API key, or a key of another kind', message: RUSSIAN_MESSAGES[ResultCode.AuthorizationError] },
+  AuthorizationError: {
+    description: "no key in the operation's header, a key there not accepted (unknown, revoked or of another kind), or the key sent in another kind's header; the message says which",
+    message: `${RUSSIAN_MESSAGES[ResultCode.AuthorizationError]}: нет ключа в заголовке X-Service-Api-Key`,
+  },
   InternalError: { description: 'a failure of the service; the request may be sent again', message: RUSSIAN_MESSAGES[ResultCode.InternalError] },
   InvalidRequest: {
     description: 'malformed request (JSON, Content-Type, types, limits, unknown locker, date in the past); the message says what; nothing changed',
@@ -53,7 +56,7 @@ const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
   PermissionProfileNotSet: { description: "a locker of the route is outside the partner's permission profile", message: 'Postamat permission profile not set for logist' },
   CourierAlreadyExists: {
     description: 'another courier of the partner has this e-mail or phone',
-    message: 'Courier already exists for the logist: ivanov@fast-courier.example, externalId CR-12',
+    message: 'Courier already exists for the logist: courier.phone already used by its courier with externalId CR-12',
   },
   CourierExtIdEmpty: { description: "the courier's externalId is empty", message: 'Courier ext-id id empty' },
 };

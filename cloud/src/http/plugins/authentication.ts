@@ -18,7 +18,7 @@ import { cookieValue, CSRF_HEADER, csrfMatches, SESSION_COOKIE, sessionOf } from
 import type { ServiceDeps } from '../../services.js';
 import type { Marketplace, Partner } from '../../repositories/accounts.js';
 import { type OperatorRole, type OperatorSession, operatorRole } from '../../repositories/operators.js';
-import { API_KEY_HEADERS, authenticateMarketplace, authenticateOperator, authenticatePartner, type KeyOwnerKind } from '../auth.js';
+import { API_KEY_HEADERS, authenticateMarketplace, authenticateOperator, authenticatePartner, keyInWrongHeader, type KeyOwnerKind, otherKeyHeader } from '../auth.js';
 
 /** Who is calling, once the key of the route group's kind was accepted. */
 export type AuthenticatedCaller =
@@ -77,6 +77,10 @@ async function authenticateOperatorRequest(deps: AuthDeps, req: FastifyRequest):
 async function authenticate(deps: AuthDeps, kind: KeyOwnerKind, req: FastifyRequest): Promise<AuthenticatedCaller> {
   const { cdb } = deps;
   const header = req.headers[API_KEY_HEADERS[kind]];
+  if (header === undefined && !(kind === 'operator' && req.headers.cookie !== undefined)) {
+    const sent = otherKeyHeader(kind, req.headers);
+    if (sent) throw keyInWrongHeader(kind, sent);
+  }
   switch (kind) {
     case 'marketplace': {
       const marketplace = await authenticateMarketplace(cdb, header);

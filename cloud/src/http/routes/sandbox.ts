@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorEnvelopeSchema, errorResponses } from '../../contract/common.js';
 import {
   sandboxJamEffectSchema,
+  sandboxDeliveryEffectSchema,
   sandboxLockersSchema,
   sandboxOrderEffectSchema,
   sandboxOrderRequestSchema,
@@ -15,10 +16,15 @@ import {
   sandboxOutageRequestSchema,
   sandboxPickupEffectSchema,
   sandboxPickupRequestSchema,
+  sandboxResetEffectSchema,
+  sandboxReturnEffectSchema,
 } from '../../contract/sandbox.js';
+import { courierCollectsReturns } from '../../sandbox/courier-return.js';
+import { resetSandbox } from '../../sandbox/reset.js';
 import {
   courierLoads,
   customerTakes,
+  deliverNow,
   doorJams,
   receiverBack,
   receiverDown,
@@ -130,8 +136,47 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ deps: SandboxDeps }> = (app,
   );
   app.delete(
     '/receiver/outage',
-    { schema: { operationId: 'endSandboxReceiverOutage', tags: ['sandbox'], summary: 'The receiver is back now', security, response: { 200: sandboxOutageEffectSchema, ...responses } } },
+    { schema: { operationId: 'endSandboxReceiverOutage', tags: ['sandbox'], summary: 'The receiver is back now: what the outage held back is due at once', security, response: { 200: sandboxOutageEffectSchema, ...responses } } },
     async (req) => receiverBack(deps, marketplaceOf(req)),
+  );
+  app.post(
+    '/courier-return',
+    {
+      schema: {
+        operationId: 'sandboxCourierReturn',
+        tags: ['sandbox'],
+        summary: 'A courier collects every parcel of the marketplace awaiting return; answers once the cloud recorded them returned',
+        security,
+        response: { 200: sandboxReturnEffectSchema, ...responses },
+      },
+    },
+    async (req) => courierCollectsReturns(deps, marketplaceOf(req)),
+  );
+  app.post(
+    '/notifications/deliver',
+    {
+      schema: {
+        operationId: 'sandboxDeliverNotifications',
+        tags: ['sandbox'],
+        summary: "The marketplace's undelivered notifications are due now; answers once each order's next one had its attempt",
+        security,
+        response: { 200: sandboxDeliveryEffectSchema, ...responses },
+      },
+    },
+    async (req) => deliverNow(deps, marketplaceOf(req)),
+  );
+  app.post(
+    '/reset',
+    {
+      schema: {
+        operationId: 'resetSandbox',
+        tags: ['sandbox'],
+        summary: "The marketplace's sandbox starts again: outage ended, open positions cancelled, returns collected, its jams repaired and their flags cleared",
+        security,
+        response: { 200: sandboxResetEffectSchema, ...responses },
+      },
+    },
+    async (req) => resetSandbox(deps, marketplaceOf(req)),
   );
   return Promise.resolve();
 };

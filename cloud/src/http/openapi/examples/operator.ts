@@ -61,7 +61,7 @@ export const operatorExamples: Record<string, OperationExamples> = {
   reloadFleet: {
     success: 'The fleet file is loaded again; orders are kept',
     requests: { reload: { summary: 'Reload', status: 200 } },
-    answers: { reload: { summary: 'Every locker updated (the sandbox locker 901 too)', value: { lockers: { added: [], updated: [101, 102, 103, 901], deactivated: [] }, marketplaces: 3, partners: 1, configChanged: [] } } },
+    answers: { reload: { summary: 'Every locker updated (the sandbox locker 901 too)', value: { lockers: { added: [], updated: [101, 102, 103, 901], deactivated: [] }, marketplaces: 3, partners: 2, configChanged: [] } } },
   },
   listNotifications: {
     success: 'Notifications, newest first (pick-up codes masked)',

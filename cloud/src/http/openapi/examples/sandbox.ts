@@ -104,4 +104,55 @@ export const sandboxExamples: Record<string, OperationExamples> = {
     },
     answers: { back: { summary: 'Not held', value: { heldUntil: null } }, ...refusals },
   },
+  sandboxCourierReturn: {
+    success: 'Where the courier collected, and the orders as they are now (Courier picked up, 4)',
+    statuses: STATUSES,
+    requests: {
+      sandbox: { summary: 'The courier comes for the returns (none await here)', headers: SANDBOX_KEY, status: 200, answer: 'nothing' },
+      productionKey: { summary: 'With a production key', status: 404, answer: 'productionKey' },
+    },
+    answers: {
+      collected: {
+        summary: 'SBX-2 collected from cell 2',
+        value: {
+          postamats: [{ postamatId: 901, openedCells: [2], failedCells: [] }],
+          orders: [{ externalId: 'SBX-2', state: 4, parcels: [{ barcode: 'SBX-2-P1', state: 'returned', cellId: 2 }] }],
+        },
+      },
+      nothing: { summary: 'Nothing awaits return', value: { postamats: [], orders: [] } },
+      ...refusals,
+    },
+  },
+  sandboxDeliverNotifications: {
+    success: "How many of the marketplace's notifications are still undelivered after the round",
+    statuses: STATUSES,
+    requests: {
+      sandbox: { summary: 'Deliver what is waiting, now', headers: SANDBOX_KEY, status: 200, answer: 'allDelivered' },
+      productionKey: { summary: 'With a production key', status: 404, answer: 'productionKey' },
+    },
+    answers: { allDelivered: { summary: 'Everything arrived', value: { undelivered: 0 } }, ...refusals },
+  },
+  resetSandbox: {
+    success: 'What the reset cancelled, collected and repaired',
+    statuses: STATUSES,
+    requests: {
+      sandbox: { summary: 'Start again (nothing to clear here)', headers: SANDBOX_KEY, status: 200, answer: 'empty' },
+      productionKey: { summary: 'With a production key', status: 404, answer: 'productionKey' },
+    },
+    answers: {
+      cleared: {
+        summary: 'Two orders cancelled, one parcel collected, a jammed lock repaired',
+        value: {
+          cancelledOrders: 2,
+          returns: {
+            postamats: [{ postamatId: 901, openedCells: [2], failedCells: [] }],
+            orders: [{ externalId: 'SBX-2', state: 4, parcels: [{ barcode: 'SBX-2-P1', state: 'returned', cellId: 2 }] }],
+          },
+          repairedCells: [{ postamatId: 901, cellId: 3 }],
+        },
+      },
+      empty: { summary: 'Nothing to clear', value: { cancelledOrders: 0, returns: { postamats: [], orders: [] }, repairedCells: [] } },
+      ...refusals,
+    },
+  },
 };
