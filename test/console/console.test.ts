@@ -364,11 +364,16 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     expect(await page.$('[data-action="start-return"]')).toBeNull();
   });
 
-  it('Notifications: the backlog per marketplace and the failing deliveries as the API lists them', async () => {
+  it('Notifications: each receiver and its state, and the failing deliveries, as the API lists them', async () => {
     await go('#/notifications', 'notifications');
     const failing = await op('/notifications?status=failing');
     await page.waitForSelector(`table[data-failing="${failing.notifications.length}"]`, WAIT);
-    await page.waitForSelector('table[data-backlog]', WAIT);
+    // Each receiver with its state now (failing from its first failed attempt), as the API has it.
+    const receivers = (await op('/notifications/receivers')).receivers as { marketplaceId: string; state: string }[];
+    await page.waitForSelector(`table[data-receivers="${receivers.length}"]`, WAIT);
+    expect(await page.$$eval('tr[data-receiver-state]', (trs) => trs.map((tr) => [tr.getAttribute('data-marketplace'), tr.getAttribute('data-receiver-state')]))).toEqual(
+      receivers.map((r) => [r.marketplaceId, r.state]),
+    );
     await shot('notifications');
   });
 
