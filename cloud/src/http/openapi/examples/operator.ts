@@ -22,6 +22,8 @@ export const doorLeftOpenAlert = {
   resolvedAt: null,
   resolvedBy: null,
   resolveReason: null,
+  assignee: null,
+  notes: [] as { at: string; operator: string; text: string }[],
 };
 
 export const operatorExamples: Record<string, OperationExamples> = {
