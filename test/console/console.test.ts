@@ -253,7 +253,7 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     await page.waitForSelector(`main[data-screen="locker"][data-locker-id="${LOCKER}"] [data-cell-panel="${spareCell}"]`, WAIT);
   });
 
-  it('Alerts: the open alerts as the API lists them; acknowledging one asks why and moves it on', async () => {
+  it('Alerts: the open alerts as the API lists them; assigned, noted, and acknowledging one asks why and moves it on', async () => {
     // A door pulled open at the locker is an alert until it is shut again.
     expect((await sim('/doors/open', locker().lockOf(spareCell))).status).toBe(200);
     const open = await eventually(async () => {
@@ -262,6 +262,19 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     }, 'an open alert');
     await go('#/alerts', 'alerts');
     await page.waitForSelector(`tr[data-alert-id="${open[0].id}"]`, WAIT);
+    // Who is on it, and a note: kept with the alert and shown in its row.
+    await page.click(`tr[data-alert-id="${open[0].id}"] [data-action="assign"]`);
+    expect(await page.inputValue('[data-dialog="reason"] input[name="assignee"]')).toBe('ops');
+    await page.fill('[data-dialog="reason"] input[name="assignee"]', 'field-tech-3');
+    await giveReason('on site by noon');
+    await page.waitForSelector(`tr[data-alert-id="${open[0].id}"] [data-assignee]:has-text("field-tech-3")`, WAIT);
+    await page.click(`tr[data-alert-id="${open[0].id}"] [data-action="add-note"]`);
+    await giveReason('door would not close');
+    await page.waitForSelector(`tr[data-alert-id="${open[0].id}"] [data-notes="1"]`, WAIT);
+    expect((await op('/alerts?status=open')).alerts.find((a: { id: number }) => a.id === open[0].id)).toMatchObject({
+      assignee: 'field-tech-3',
+      notes: [{ operator: 'ops', text: 'door would not close' }],
+    });
     await shot('alerts');
     await page.click(`tr[data-alert-id="${open[0].id}"] [data-action="acknowledge"]`);
     await giveReason('looking into it');
@@ -364,11 +377,16 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
     expect(await page.$('[data-action="start-return"]')).toBeNull();
   });
 
-  it('Notifications: the backlog per marketplace and the failing deliveries as the API lists them', async () => {
+  it('Notifications: each receiver and its state, and the failing deliveries, as the API lists them', async () => {
     await go('#/notifications', 'notifications');
     const failing = await op('/notifications?status=failing');
     await page.waitForSelector(`table[data-failing="${failing.notifications.length}"]`, WAIT);
-    await page.waitForSelector('table[data-backlog]', WAIT);
+    // Each receiver with its state now (failing from its first failed attempt), as the API has it.
+    const receivers = (await op('/notifications/receivers')).receivers as { marketplaceId: string; state: string }[];
+    await page.waitForSelector(`table[data-receivers="${receivers.length}"]`, WAIT);
+    expect(await page.$$eval('tr[data-receiver-state]', (trs) => trs.map((tr) => [tr.getAttribute('data-marketplace'), tr.getAttribute('data-receiver-state')]))).toEqual(
+      receivers.map((r) => [r.marketplaceId, r.state]),
+    );
     await shot('notifications');
   });
 

@@ -585,36 +585,50 @@ function migration0018(engine: Engine): Migration {
 /**
  * The console's audit made whole: the operator's free-text note beside the action's reason, the
  * locker and order an entry concerns (filters without parsing targets; entries written before
- * are filled from their targets), and who set each cell flag, why and when.
+ * are filled from their targets), and who set each cell flag, why and when. Alerts get an
+ * assignee and operators' notes.
  */
-const migration0020: Migration = {
-  async up(db: Db) {
-    await db.schema.alterTable('operator_audit').addColumn('note', 'text').execute();
-    await db.schema.alterTable('operator_audit').addColumn('locker_id', 'integer').execute();
-    await db.schema.alterTable('operator_audit').addColumn('order_id', 'text').execute();
-    const rows = await sql<{ id: number; target: string }>`select id, target from operator_audit where target like 'locker:%' or target like 'order:%'`.execute(db);
-    for (const r of rows.rows) {
-      const locker = /^locker:(\d+)/.exec(r.target);
-      if (locker) await sql`update operator_audit set locker_id = ${Number(locker[1])} where id = ${r.id}`.execute(db);
-      else await sql`update operator_audit set order_id = ${r.target.slice('order:'.length)} where id = ${r.id}`.execute(db);
-    }
-    await db.schema.createIndex('operator_audit_operator_ix').on('operator_audit').columns(['operator', 'id']).execute();
-    await db.schema.createIndex('operator_audit_locker_ix').on('operator_audit').columns(['locker_id', 'id']).execute();
-    await db.schema.createIndex('operator_audit_order_ix').on('operator_audit').columns(['order_id', 'id']).execute();
-    await db.schema.createIndex('operator_audit_at_ix').on('operator_audit').columns(['at']).execute();
-    await db.schema
-      .createTable('cell_flag_marks')
-      .addColumn('locker_id', 'integer', (c) => c.notNull())
-      .addColumn('cell_id', 'integer', (c) => c.notNull())
-      .addColumn('flag', 'text', (c) => c.notNull())
-      .addColumn('set_at', 'bigint', (c) => c.notNull())
-      .addColumn('set_by', 'text', (c) => c.notNull())
-      .addColumn('reason', 'text')
-      .addColumn('note', 'text')
-      .addPrimaryKeyConstraint('cell_flag_marks_pk', ['locker_id', 'cell_id', 'flag'])
-      .execute();
-  },
-};
+function migration0020(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Db) {
+      await db.schema.alterTable('operator_audit').addColumn('note', 'text').execute();
+      await db.schema.alterTable('operator_audit').addColumn('locker_id', 'integer').execute();
+      await db.schema.alterTable('operator_audit').addColumn('order_id', 'text').execute();
+      const rows = await sql<{ id: number; target: string }>`select id, target from operator_audit where target like 'locker:%' or target like 'order:%'`.execute(db);
+      for (const r of rows.rows) {
+        const locker = /^locker:(\d+)/.exec(r.target);
+        if (locker) await sql`update operator_audit set locker_id = ${Number(locker[1])} where id = ${r.id}`.execute(db);
+        else await sql`update operator_audit set order_id = ${r.target.slice('order:'.length)} where id = ${r.id}`.execute(db);
+      }
+      await db.schema.createIndex('operator_audit_operator_ix').on('operator_audit').columns(['operator', 'id']).execute();
+      await db.schema.createIndex('operator_audit_locker_ix').on('operator_audit').columns(['locker_id', 'id']).execute();
+      await db.schema.createIndex('operator_audit_order_ix').on('operator_audit').columns(['order_id', 'id']).execute();
+      await db.schema.createIndex('operator_audit_at_ix').on('operator_audit').columns(['at']).execute();
+      await db.schema
+        .createTable('cell_flag_marks')
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('cell_id', 'integer', (c) => c.notNull())
+        .addColumn('flag', 'text', (c) => c.notNull())
+        .addColumn('set_at', 'bigint', (c) => c.notNull())
+        .addColumn('set_by', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('note', 'text')
+        .addPrimaryKeyConstraint('cell_flag_marks_pk', ['locker_id', 'cell_id', 'flag'])
+        .execute();
+      await db.schema.alterTable('locker_alerts').addColumn('assignee', 'text').execute();
+      await db.schema
+        .createTable('alert_notes')
+        .addColumn('id', sql.raw(autoId), (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('alert_id', 'bigint', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('operator', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('alert_notes_alert_ix').on('alert_notes').columns(['alert_id', 'id']).execute();
+    },
+  };
+}
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -634,7 +648,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0012_sandbox': migration0012,
         '0013_occupancy_version': migration0013,
         '0018_agent_updates': migration0018(engine),
-        '0020_console_audit': migration0020,
+        '0020_console_audit': migration0020(engine),
       });
     },
   };

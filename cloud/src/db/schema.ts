@@ -306,6 +306,17 @@ export interface LockerAlertsTable {
   /** An operator's name, or `locker` when a later fact cleared it. */
   resolved_by: string | null;
   resolve_reason: string | null;
+  /** The operator the alert is assigned to (who is on it); null: nobody yet. */
+  assignee: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An operator's note on an alert, oldest first. */
+export interface AlertNotesTable {
+  id: Generated<number>;
+  alert_id: number;
+  at: Millis;
+  operator: string;
+  text: string;
 }
 
 /** The fleet file's operators and their role ('viewer' | 'operator'). */
@@ -438,6 +449,7 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   operator_audit: OperatorAuditTable;
   cell_flag_marks: CellFlagMarksTable;
+  alert_notes: AlertNotesTable;
   order_api_calls: OrderApiCallsTable;
   notification_attempts: NotificationAttemptsTable;
   rate_counters: RateCountersTable;

@@ -8,7 +8,7 @@
 import type { CloudDatabase } from '../db/database.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import { type Actor, audit, targets } from '../operator/audit.js';
-import { listNotifications as storedNotifications, makeOrdersDueIn, type RedeliverTarget, type StoredNotification } from '../repositories/notifications.js';
+import { listNotifications as storedNotifications, makeOrdersDueIn, receiverRows, type RedeliverTarget, type StoredNotification } from '../repositories/notifications.js';
 
 export type { RedeliverTarget } from '../repositories/notifications.js';
 
@@ -62,4 +62,17 @@ export function redeliver(cdb: CloudDatabase, now: number, target: RedeliverTarg
     if (actor && notifications > 0) await audit(tx, actor, now, 'notifications.redeliver', targets.notifications, { target, orderIds: orderIds.slice(0, 100), notifications }, { orderId: orderIds.length === 1 ? orderIds[0] : null });
     return { orders, notifications };
   });
+}
+
+/** A receiver is failing from its first failed attempt on, until an attempt delivers: no waiting for the failing limit. */
+export type ReceiverState = 'ok' | 'failing' | 'idle';
+
+const stateOf = (lastDelivered: boolean | null): ReceiverState => (lastDelivered === null ? 'idle' : lastDelivered ? 'ok' : 'failing');
+
+/** Each marketplace's receiver: its backlog, its latest attempt and what that says of it now. */
+export async function receivers(db: Tx) {
+  return (await receiverRows(db)).map((r) => ({
+    ...r,
+    state: stateOf(r.lastDelivered),
+  }));
 }

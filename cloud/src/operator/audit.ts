@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   'cell.open',
   'alert.acknowledge',
   'alert.resolve',
+  'alert.assign',
+  'alert.note',
   'order.extend',
   'order.code',
   'order.return',

@@ -44,6 +44,15 @@ export interface Alert extends Omit<NewAlert, 'detail'> {
   resolvedAt: number | null;
   resolvedBy: string | null;
   resolveReason: string | null;
+  assignee: string | null;
+}
+
+/** An operator's note on an alert. */
+export interface AlertNote {
+  alertId: number;
+  at: number;
+  operator: string;
+  text: string;
 }
 
 export interface AlertQuery {
@@ -79,7 +88,29 @@ function toAlert(r: LockerAlertRow): Alert {
     resolvedAt: r.resolved_at === null ? null : Number(r.resolved_at),
     resolvedBy: r.resolved_by,
     resolveReason: r.resolve_reason,
+    assignee: r.assignee ?? null,
   };
+}
+
+export async function assignAlert(db: Tx, alertId: number, assignee: string | null): Promise<Alert> {
+  const row = await db.updateTable('locker_alerts').set({ assignee }).where('id', '=', alertId).returningAll().executeTakeFirstOrThrow();
+  return toAlert(row);
+}
+
+export async function addAlertNote(db: Tx, note: AlertNote): Promise<void> {
+  await db.insertInto('alert_notes').values({ alert_id: note.alertId, at: note.at, operator: note.operator, text: note.text }).execute();
+}
+
+/** The notes of these alerts, oldest first, by alert. */
+export async function alertNotes(db: Tx, alertIds: readonly number[]): Promise<Map<number, AlertNote[]>> {
+  const out = new Map<number, AlertNote[]>();
+  if (alertIds.length === 0) return out;
+  const rows = await db.selectFrom('alert_notes').selectAll().where('alert_id', 'in', [...alertIds]).orderBy('id').execute();
+  for (const r of rows) {
+    const id = Number(r.alert_id);
+    out.set(id, [...(out.get(id) ?? []), { alertId: id, at: Number(r.at), operator: r.operator, text: r.text }]);
+  }
+  return out;
 }
 
 const ALERT_COLUMNS = [

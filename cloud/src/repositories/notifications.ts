@@ -9,7 +9,7 @@
  * process killed mid-attempt leaves a row that becomes due again when the lease runs out.
  */
 import { uuidV7 } from '../random.js';
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { Database, NotificationRow } from '../db/schema.js';
@@ -84,7 +84,15 @@ export interface NotificationFilter {
   limit: number;
 }
 
-export type RedeliverTarget = { ids: readonly number[] } | { failing: true; marketplaceId?: string | undefined };
+/**
+ * Which undelivered notifications an operator makes due now: by id; those marked failing (of one
+ * marketplace, or all); every undelivered one of a marketplace's receiver; every one of an order.
+ */
+export type RedeliverTarget =
+  | { ids: readonly number[] }
+  | { failing: true; marketplaceId?: string | undefined }
+  | { undelivered: true; marketplaceId: string }
+  | { orderId: string };
 
 type N = ExpressionBuilder<Database & { n: Database['notifications'] }, 'n'>;
 
@@ -266,6 +274,10 @@ export async function makeOrdersDueIn(tx: Tx, now: number, target: RedeliverTarg
   if ('ids' in target) {
     if (target.ids.length === 0) return { orders: 0, notifications: 0, orderIds: [] };
     chosen = chosen.where('id', 'in', [...target.ids]);
+  } else if ('orderId' in target) {
+    chosen = chosen.where('order_id', '=', target.orderId);
+  } else if ('undelivered' in target) {
+    chosen = chosen.where('marketplace_id', '=', target.marketplaceId);
   } else {
     chosen = chosen.where('failing_since', 'is not', null);
     if (target.marketplaceId !== undefined) chosen = chosen.where('marketplace_id', '=', target.marketplaceId);
@@ -333,4 +345,63 @@ export async function undeliveredCount(db: Tx, marketplaceId: string): Promise<n
     .where('delivered_at', 'is', null)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** A marketplace's receiver as its latest attempts show it (repositories' part of the receivers view). */
+export interface ReceiverRow {
+  marketplaceId: string;
+  undelivered: number;
+  /** Undelivered past the failing limit (NOTIFY_FAILING_AFTER_SECONDS). */
+  markedFailing: number;
+  oldestUndeliveredAt: number | null;
+  lastAttemptAt: number | null;
+  /** The latest attempt's answer: delivered, or its HTTP status (null: no answer) and error. */
+  lastDelivered: boolean | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastDeliveredAt: number | null;
+}
+
+/** Every marketplace with a receiver, with its backlog and its latest attempt (one grouped query, then one row per marketplace). */
+export async function receiverRows(db: Tx): Promise<ReceiverRow[]> {
+  const marketplaces = await db.selectFrom('marketplaces').select('id').where('receiver_url', 'is not', null).orderBy('id').execute();
+  const counts = await db
+    .selectFrom('notifications')
+    .select((eb) => [
+      'marketplace_id',
+      sql<number | string>`count(case when delivered_at is null then 1 end)`.as('undelivered'),
+      sql<number | string>`count(case when delivered_at is null and failing_since is not null then 1 end)`.as('failing'),
+      sql<number | string | null>`min(case when delivered_at is null then created_at end)`.as('oldest'),
+      eb.fn.max<number | string | null>('delivered_at').as('last_delivered'),
+    ])
+    .groupBy('marketplace_id')
+    .execute();
+  const byId = new Map(counts.map((c) => [c.marketplace_id, c]));
+  const out: ReceiverRow[] = [];
+  for (const { id } of marketplaces) {
+    const latest = await db
+      .selectFrom('notifications')
+      .select(['last_attempt_at', 'delivered_at', 'last_status', 'last_error'])
+      .where('marketplace_id', '=', id)
+      .where('last_attempt_at', 'is not', null)
+      .orderBy('last_attempt_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const c = byId.get(id);
+    const num = (v: number | string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+    out.push({
+      marketplaceId: id,
+      undelivered: Number(c?.undelivered ?? 0),
+      markedFailing: Number(c?.failing ?? 0),
+      oldestUndeliveredAt: num(c?.oldest),
+      lastAttemptAt: num(latest?.last_attempt_at),
+      // The latest attempted notification was delivered by that attempt when it has a delivery time;
+      // without one and without an error, its first attempt is still in flight (not a failure).
+      lastDelivered: latest ? latest.delivered_at !== null || latest.last_error === null : null,
+      lastStatus: latest?.last_status ?? null,
+      lastError: latest && latest.delivered_at === null ? latest.last_error : null,
+      lastDeliveredAt: num(c?.last_delivered),
+    });
+  }
+  return out;
 }

@@ -45,21 +45,20 @@ export async function deleteRouteSheetsBefore(db: Tx, beforeDate: string, limit:
   return count(await db.deleteFrom('route_sheets').where('id', 'in', ids).executeTakeFirstOrThrow());
 }
 
-/** Locker alerts received before `before` that are history or resolved; an open or acknowledged one stays. */
+/** Locker alerts received before `before` that are history or resolved, with their notes; an open or acknowledged one stays. */
 export async function deleteAlertsBefore(db: Tx, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom('locker_alerts')
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('locker_alerts')
-        .select('id')
-        .where('received_at', '<', before)
-        .where('status', 'not in', [...ACTIVE_ALERT_STATUSES])
-        .orderBy('received_at')
-        .limit(limit),
-    )
-    .executeTakeFirstOrThrow();
-  return count(result);
+  const rows = await db
+    .selectFrom('locker_alerts')
+    .select('id')
+    .where('received_at', '<', before)
+    .where('status', 'not in', [...ACTIVE_ALERT_STATUSES])
+    .orderBy('received_at')
+    .limit(limit)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  await db.deleteFrom('alert_notes').where('alert_id', 'in', ids).execute();
+  return count(await db.deleteFrom('locker_alerts').where('id', 'in', ids).executeTakeFirstOrThrow());
 }
 
 /** Rows per table, for the sweep's report and the year benchmark. */

@@ -451,6 +451,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/notifications/receivers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit) */
+        get: operations["listReceivers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/notifications/redeliver": {
         parameters: {
             query?: never;
@@ -513,6 +530,40 @@ export type paths = {
         put?: never;
         /** Resolve an alert (a repeat afterwards opens a new one) */
         post: operations["resolveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/alerts/{alertId}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assign an open or acknowledged alert to an operator (null: to nobody) */
+        post: operations["assignAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/alerts/{alertId}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add an operator's note to an alert (kept with it, and in the audit log) */
+        post: operations["addAlertNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1062,7 +1113,15 @@ export type components = {
          *       "acknowledgedBy": null,
          *       "resolvedAt": null,
          *       "resolvedBy": null,
-         *       "resolveReason": null
+         *       "resolveReason": null,
+         *       "assignee": "duty-desk",
+         *       "notes": [
+         *         {
+         *           "at": "2030-03-04T09:05:00.000Z",
+         *           "operator": "duty-desk",
+         *           "text": "technician on the way"
+         *         }
+         *       ]
          *     }
          */
         Alert: {
@@ -1098,6 +1157,14 @@ export type components = {
             /** @description an operator's name, or `locker` when a later fact cleared it */
             resolvedBy: string | null;
             resolveReason: string | null;
+            /** @description the operator who is on it; null: nobody yet */
+            assignee: string | null;
+            /** @description operators' notes, oldest first */
+            notes: {
+                at: string;
+                operator: string;
+                text: string;
+            }[];
         };
         AlertList: {
             alerts: components["schemas"]["Alert"][];
@@ -1632,6 +1699,29 @@ export type components = {
                 };
             };
         };
+        ReceiverList: {
+            receivers: {
+                marketplaceId: string;
+                /**
+                 * @description failing: the latest attempt failed; ok: it delivered; idle: never tried
+                 * @enum {string}
+                 */
+                state: "ok" | "failing" | "idle";
+                undelivered: number;
+                /** @description undelivered past NOTIFY_FAILING_AFTER_SECONDS */
+                markedFailing: number;
+                /** @description UTC, ISO 8601 */
+                oldestUndeliveredAt: string | null;
+                /** @description UTC, ISO 8601 */
+                lastAttemptAt: string | null;
+                /** @description the latest attempt's HTTP status (null: no answer) */
+                lastStatus: number | null;
+                /** @description the latest attempt's error, while it is failing */
+                lastError: string | null;
+                /** @description UTC, ISO 8601 */
+                lastDeliveredAt: string | null;
+            }[];
+        };
         RedeliveryInput: {
             ids: number[];
             reason?: string;
@@ -1641,6 +1731,18 @@ export type components = {
             /** @constant */
             failing: true;
             marketplaceId?: string;
+            reason?: string;
+            /** @description the operator's own words beside the reason (kept in the audit log) */
+            note?: string;
+        } | {
+            /** @constant */
+            undelivered: true;
+            marketplaceId: string;
+            reason?: string;
+            /** @description the operator's own words beside the reason (kept in the audit log) */
+            note?: string;
+        } | {
+            orderId: string;
             reason?: string;
             /** @description the operator's own words beside the reason (kept in the audit log) */
             note?: string;
@@ -5003,6 +5105,91 @@ export interface operations {
             };
         };
     };
+    listReceivers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each marketplace's receiver, failing from its first failed attempt */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiverList"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     redeliverNotifications: {
         parameters: {
             query?: never;
@@ -5325,6 +5512,219 @@ export interface operations {
         };
         responses: {
             /** @description The alert, resolved with its reason */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    assignAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alertId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    assignee: string | null;
+                    reason?: string;
+                    /** @description the operator's own words beside the reason (kept in the audit log) */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The alert with its assignee */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addAlertNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alertId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The alert with its notes */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6746,7 +7146,7 @@ export interface operations {
                 /** @description the locker's actions: its cells, its alerts, its orders' extensions */
                 lockerId?: number;
                 orderId?: string;
-                action?: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                action?: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                 /** @description ISO 8601 with an offset; entries at or after it */
                 from?: string;
                 /** @description ISO 8601 with an offset; entries before it */
@@ -6776,7 +7176,7 @@ export interface operations {
                             at: string | null;
                             operator: string;
                             /** @enum {string} */
-                            action: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                            action: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                             /** @description locker:<id>/cell:<id>, alert:<id>, order:<id>, notifications, release:<id> or rollout:<id> */
                             target: string;
                             /** @description the action's reason: its fixed purpose where it has one (cell open), else the operator's words */

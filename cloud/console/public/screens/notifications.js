@@ -1,46 +1,46 @@
-// Notifications: the backlog per marketplace with its oldest undelivered one, and the failing
-// deliveries with the receiver's last answer; redeliver one or all (POST /operator/notifications/redeliver).
+// Notifications: each marketplace's receiver (failing from its first failed attempt, its answer,
+// its backlog), and the notifications marked failing with the receiver's last answer; redeliver one,
+// all failing, or everything a receiver has not got (POST /operator/notifications/redeliver).
 import { get, post } from '../api.js';
-import { Loading, Time, act, ageOf, formatAge, html, toast, useAsync, useCanAct } from '../components.js';
+import { Badge, Loading, Time, act, ageOf, formatAge, html, toast, useAsync, useCanAct } from '../components.js';
 import { t } from '../i18n.js';
 import { itemsOf } from './locker.js';
 
-/** The backlog per marketplace: the API's own summary when it gives one, else counted from the pending list. */
-async function loadBacklog() {
-  const overview = await get('/overview');
-  const given = overview?.notifications?.byMarketplace;
-  if (Array.isArray(given)) return given;
-  const pending = itemsOf(await get('/notifications', { status: 'pending', limit: 1000 }), 'notifications');
-  const by = new Map();
-  for (const n of pending) {
-    const m = by.get(n.marketplaceId) ?? { marketplaceId: n.marketplaceId, undelivered: 0, oldestCreatedAt: n.createdAt };
-    m.undelivered += 1;
-    if (Date.parse(n.createdAt) < Date.parse(m.oldestCreatedAt)) m.oldestCreatedAt = n.createdAt;
-    by.set(n.marketplaceId, m);
-  }
-  return [...by.values()].sort((a, b) => a.marketplaceId.localeCompare(b.marketplaceId));
+const RECEIVER_BADGE = { ok: 'ok', failing: 'bad', idle: 'info' };
+
+/** Each receiver: failing from its first failed attempt, with its answer, its backlog and a redelivery of everything it has not got. */
+function Receivers({ state, canAct, redeliver }) {
+  return html`<${Loading} state=${state}>${(data) => {
+    const rows = data.receivers ?? [];
+    return html`<div class="table-scroll"><table class="list" data-receivers=${rows.length}>
+      <thead><tr><th>${t('marketplace')}</th><th>${t('status')}</th><th>${t('lastAnswer')}</th><th>${t('undelivered')}</th><th>${t('oldest')}</th><th>${t('lastDelivered')}</th><th></th></tr></thead>
+      <tbody>${rows.length ? rows.map((r) => html`<tr data-marketplace=${r.marketplaceId} data-receiver-state=${r.state}>
+        <td>${r.marketplaceId}</td>
+        <td><${Badge} kind=${RECEIVER_BADGE[r.state]}>${t(`receiverStates.${r.state}`)}</${Badge}></td>
+        <td class="small">${r.lastAttemptAt ? html`${r.lastStatus != null ? `HTTP ${r.lastStatus}` : t('noAnswer')} ${r.lastError ?? ''} · <${Time} value=${r.lastAttemptAt} />` : '—'}</td>
+        <td>${r.undelivered}${r.markedFailing ? html` <span class="muted small">(${t('markedFailing', r.markedFailing)})</span>` : ''}</td>
+        <td>${r.oldestUndeliveredAt ? html`<${Time} value=${r.oldestUndeliveredAt} /> <span class="muted small">${formatAge(ageOf(r.oldestUndeliveredAt))}</span>` : '—'}</td>
+        <td>${r.lastDeliveredAt ? html`<${Time} value=${r.lastDeliveredAt} />` : '—'}</td>
+        <td>${canAct && r.undelivered > 0 && html`<button data-action="redeliver-receiver" onClick=${() => redeliver(t('redeliverReceiver', r.marketplaceId), { undelivered: true, marketplaceId: r.marketplaceId })}>${t('redeliverUndelivered')}</button>`}</td>
+      </tr>`) : html`<tr><td colspan="7" class="muted">${t('nothing')}</td></tr>`}</tbody>
+    </table></div>`;
+  }}</${Loading}>`;
 }
 
 export function NotificationsScreen() {
   const canAct = useCanAct();
-  const backlog = useAsync(loadBacklog, []);
+  const receivers = useAsync(() => get('/notifications/receivers'), []);
   const failing = useAsync(() => get('/notifications', { status: 'failing' }), []);
   const redeliver = async (title, body) => {
     const answer = await act({ title, run: ({ reason }) => post('/notifications/redeliver', { ...body, reason }) });
     if (!answer) return;
     toast(t('redelivered', answer.notifications ?? 0));
-    backlog.reload();
+    receivers.reload();
     failing.reload();
   };
   return html`<main data-screen="notifications">
-    <h3>${t('perMarketplace')}</h3>
-    <${Loading} state=${backlog}>${(rows) => html`<table class="list" data-backlog>
-      <thead><tr><th>${t('marketplace')}</th><th>${t('undelivered')}</th><th>${t('oldest')}</th></tr></thead>
-      <tbody>${rows.length ? rows.map((m) => html`<tr data-marketplace=${m.marketplaceId}>
-        <td>${m.marketplaceId}</td><td>${m.undelivered ?? m.backlog}</td>
-        <td>${m.oldestCreatedAt ?? m.oldestUndeliveredAt ? html`<${Time} value=${m.oldestCreatedAt ?? m.oldestUndeliveredAt} /> <span class="muted small">${formatAge(ageOf(m.oldestCreatedAt ?? m.oldestUndeliveredAt))}</span>` : '—'}</td>
-      </tr>`) : html`<tr><td colspan="3" class="muted">${t('nothing')}</td></tr>`}</tbody>
-    </table>`}</${Loading}>
+    <h3>${t('receivers')}</h3>
+    <${Receivers} state=${receivers} canAct=${canAct} redeliver=${redeliver} />
     <h3>${t('failing')} ${canAct && html`<button data-action="redeliver-all" onClick=${() => redeliver(t('redeliverAll'), { failing: true })}>${t('redeliverAll')}</button>`}</h3>
     <${Loading} state=${failing}>${(data) => {
       const items = itemsOf(data, 'notifications');

@@ -3,7 +3,7 @@
 // timeline one click further (GET /operator/orders/:orderId/timeline), the storage extension as its action.
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
-import { Badge, Json, Loading, Pager, Time, act, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
+import { Badge, Json, Loading, Pager, Time, act, toast, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { itemsOf } from './locker.js';
@@ -75,7 +75,7 @@ function DeliveryBadge({ delivery }) {
 }
 
 /** The order as a person reads it first: state, where its parcels are, the deadline, the code, the contacts, what the marketplace was told. */
-function OrderSummary({ s }) {
+function OrderSummary({ s, onRedeliver }) {
   const deadlineAge = s.holdUntil ? ageOf(s.holdUntil) : null;
   return html`<section class="order-summary" data-order-summary>
     <dl class="facts">
@@ -92,7 +92,7 @@ function OrderSummary({ s }) {
         : ''}</dd>
       <dt>${t('phone')}</dt><dd data-summary="phones" class="phone">${s.phones.join(', ') || '—'}</dd>
     </dl>
-    <h3>${t('marketplaceTold')}</h3>
+    <h3>${t('marketplaceTold')} ${onRedeliver && s.marketplace.some((n) => n.delivery !== 'delivered') && html`<button data-action="redeliver-order" onClick=${onRedeliver}>${t('redeliverOrder')}</button>`}</h3>
     <ul class="told" data-summary="marketplace">${s.marketplace.length
       ? s.marketplace.map((n) => html`<li data-notification-id=${n.notificationId} data-delivery=${n.delivery}>
           <${DeliveryBadge} delivery=${n.delivery} /> ${toldText(n)} <span class="muted small">${formatTime(n.recordedAt)}</span>
@@ -127,6 +127,14 @@ export function OrderScreen({ orderId }) {
     });
     if (done) refresh();
   };
+  // Every notification of the order the marketplace has not got, due now.
+  const redeliver = async () => {
+    const done = await act({ title: t('redeliverOrder'), run: ({ reason }) => post('/notifications/redeliver', { orderId, reason }) });
+    if (done) {
+      toast(t('redelivered', done.notifications ?? 0));
+      refresh();
+    }
+  };
   // A new code (sent to the marketplace) and the early return: each asks why, for the audit.
   const care = (path, title) => async () => {
     const done = await act({ title, run: ({ reason }) => post(`/orders/${encodeURIComponent(orderId)}/${path}`, { reason }) });
@@ -144,7 +152,7 @@ export function OrderScreen({ orderId }) {
           <button data-action="start-return" onClick=${care('return', t('startReturn'))}>${t('startReturn')}</button>
         </div>`}
       </header>
-      <${OrderSummary} s=${s} />`}</${Loading}>
+      <${OrderSummary} s=${s} onRedeliver=${canAct ? redeliver : null} />`}</${Loading}>
     <button data-action="toggle-timeline" aria-expanded=${showTimeline ? 'true' : 'false'} onClick=${() => setShowTimeline((v) => !v)}>
       ${showTimeline ? t('hideTimeline') : t('showTimeline')}
     </button>

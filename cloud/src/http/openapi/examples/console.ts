@@ -311,6 +311,18 @@ export const consoleExamples: Record<string, OperationExamples> = {
     requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'technician on the way' }, status: 400, answer: 'code3' } },
     answers: { acknowledged: { summary: 'Acknowledged by ops', value: alert3 } },
   },
+  assignAlert: {
+    success: 'The alert with its assignee',
+    requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { assignee: 'field-tech-3' }, status: 400, answer: 'code3' } },
+    answers: { assigned: { summary: 'Assigned to field-tech-3', value: { ...alert3, assignee: 'field-tech-3' } } },
+  },
+  addAlertNote: {
+    success: 'The alert with its notes',
+    requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { text: 'customer called' }, status: 400, answer: 'code3' } },
+    answers: {
+      noted: { summary: 'A note added', value: { ...alert3, notes: [{ at: '2030-03-05T10:25:00.000Z', operator: 'ops', text: 'technician on the way' }] } },
+    },
+  },
   resolveAlert: {
     success: 'The alert, resolved with its reason',
     requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'door latch replaced' }, status: 400, answer: 'code3' } },

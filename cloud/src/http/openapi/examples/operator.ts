@@ -22,6 +22,8 @@ export const doorLeftOpenAlert = {
   resolvedAt: null,
   resolvedBy: null,
   resolveReason: null,
+  assignee: null,
+  notes: [] as { at: string; operator: string; text: string }[],
 };
 
 export const operatorExamples: Record<string, OperationExamples> = {
@@ -102,10 +104,62 @@ export const operatorExamples: Record<string, OperationExamples> = {
     requests: {
       failing: { summary: 'Every failing notification of shop-one', body: { failing: true, marketplaceId: 'shop-one' }, status: 200, answer: 'none' },
       byIds: { summary: 'Chosen notifications (with the rest of their orders)', body: { ids: [17, 18] }, status: 200, answer: 'none' },
+      byOrder: { summary: 'Every undelivered notification of an order (none here)', body: { orderId: '00000000-0000-4000-8000-0000000000ff', reason: 'customer asked for the code again' }, status: 200, answer: 'none' },
     },
     answers: {
       none: { summary: 'Nothing to redeliver', value: { orders: 0, notifications: 0 } },
       some: { summary: 'Two orders, five notifications', value: { orders: 2, notifications: 5 } },
+    },
+  },
+  listReceivers: {
+    success: "Each marketplace's receiver, failing from its first failed attempt",
+    requests: { all: { summary: 'Every receiver', status: 200, answer: 'idle' } },
+    answers: {
+      idle: {
+        summary: 'No notification tried yet',
+        value: {
+          receivers: ['sandbox-shop', 'shop-one', 'shop-two'].map((marketplaceId) => ({
+            marketplaceId,
+            state: 'idle',
+            undelivered: 0,
+            markedFailing: 0,
+            oldestUndeliveredAt: null,
+            lastAttemptAt: null,
+            lastStatus: null,
+            lastError: null,
+            lastDeliveredAt: null,
+          })),
+        },
+      },
+      failing: {
+        summary: "shop-one's receiver answers 503 since its latest attempt; shop-two's delivers",
+        value: {
+          receivers: [
+            {
+              marketplaceId: 'shop-one',
+              state: 'failing',
+              undelivered: 3,
+              markedFailing: 0,
+              oldestUndeliveredAt: '2030-03-05T09:00:00.000Z',
+              lastAttemptAt: '2030-03-05T09:00:05.000Z',
+              lastStatus: 503,
+              lastError: 'HTTP 503',
+              lastDeliveredAt: '2030-03-05T08:55:00.000Z',
+            },
+            {
+              marketplaceId: 'shop-two',
+              state: 'ok',
+              undelivered: 0,
+              markedFailing: 0,
+              oldestUndeliveredAt: null,
+              lastAttemptAt: '2030-03-05T09:00:02.000Z',
+              lastStatus: 200,
+              lastError: null,
+              lastDeliveredAt: '2030-03-05T09:00:02.000Z',
+            },
+          ],
+        },
+      },
     },
   },
   getLockerHealth: {

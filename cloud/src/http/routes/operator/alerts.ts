@@ -1,13 +1,14 @@
 /**
  * /operator alerts (locker-events/alerts.ts): alerts newest first (routine facts on request, as
- * history), acknowledge, resolve.
+ * history), acknowledge, resolve, assign, notes.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { positiveInt32 } from '../../../contract/common.js';
+import { positiveInt32, requestString } from '../../../contract/common.js';
 import { type Alert, listAlerts } from '../../../locker-events/alerts.js';
-import { acknowledge, resolve } from '../../../operator/alert-actions.js';
-import { ALERT_SEVERITIES, ALERT_STATUSES } from '../../../repositories/alerts.js';
+import { acknowledge, addNote, assign, resolve } from '../../../operator/alert-actions.js';
+import { ALERT_SEVERITIES, ALERT_STATUSES, type AlertNote, alertNotes } from '../../../repositories/alerts.js';
+import type { Tx } from '../../../db/transaction.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
 import { iso, isoTime, limit, noteSchema, operatorErrors, reasonSchema, rowId, security } from './shared.js';
@@ -33,6 +34,8 @@ export const alertView = z
     resolvedAt: isoTime,
     resolvedBy: z.string().nullable().describe("an operator's name, or `locker` when a later fact cleared it"),
     resolveReason: z.string().nullable(),
+    assignee: z.string().nullable().describe('the operator who is on it; null: nobody yet'),
+    notes: z.array(z.object({ at: z.string(), operator: z.string(), text: z.string() })).describe("operators' notes, oldest first"),
   })
   .meta({
     id: 'Alert',
@@ -40,10 +43,17 @@ export const alertView = z
       id: 17, postamatId: 101, dseq: 5, kind: 'door.alarm', severity: 'warning', cellId: 3, orderId: null, detail: { kind: 'left_open' },
       occurredAt: '2030-03-04T09:00:00.000Z', receivedAt: '2030-03-04T09:00:01.000Z', status: 'open', dedupKey: 'door.alarm:101:3', count: 4,
       lastSeenAt: '2030-03-04T09:12:00.000Z', acknowledgedAt: null, acknowledgedBy: null, resolvedAt: null, resolvedBy: null, resolveReason: null,
+      assignee: 'duty-desk', notes: [{ at: '2030-03-04T09:05:00.000Z', operator: 'duty-desk', text: 'technician on the way' }],
     },
   });
 
-export function presentAlert(a: Alert): z.infer<typeof alertView> {
+/** The alerts as answered, each with its notes (one query for all of them). */
+export async function presentAlerts(db: Tx, alerts: readonly Alert[]): Promise<z.infer<typeof alertView>[]> {
+  const notes = await alertNotes(db, alerts.map((a) => a.id));
+  return alerts.map((a) => presentAlert(a, notes.get(a.id) ?? []));
+}
+
+function presentAlert(a: Alert, notes: readonly AlertNote[]): z.infer<typeof alertView> {
   return {
     id: a.id,
     postamatId: a.lockerId,
@@ -64,8 +74,12 @@ export function presentAlert(a: Alert): z.infer<typeof alertView> {
     resolvedAt: iso(a.resolvedAt),
     resolvedBy: a.resolvedBy,
     resolveReason: a.resolveReason,
+    assignee: a.assignee,
+    notes: notes.map((n) => ({ at: iso(n.at)!, operator: n.operator, text: n.text })),
   };
 }
+
+const presentOne = async (db: Tx, a: Alert) => (await presentAlerts(db, [a]))[0]!;
 
 const alertParams = z.object({ alertId: z.coerce.number().pipe(positiveInt32) });
 
@@ -93,7 +107,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
       const q = req.query;
       const statuses = q.status ? [q.status] : q.include === 'history' ? ALERT_STATUSES : undefined;
       const rows = await listAlerts(deps.cdb.db, { lockerId: q.postamatId, severity: q.severity, statuses, beforeId: q.beforeId, limit: q.limit });
-      return { alerts: rows.map(presentAlert) };
+      return { alerts: await presentAlerts(deps.cdb.db, rows) };
     },
   );
 
@@ -110,7 +124,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         response: { 200: alertView, ...operatorErrors },
       },
     },
-    async (req) => presentAlert(await acknowledge(deps, { operator: operatorOf(req).id, reason: req.body.reason ?? null, note: req.body.note ?? null }, req.params.alertId)),
+    async (req) => presentOne(deps.cdb.db, await acknowledge(deps, { operator: operatorOf(req).id, reason: req.body.reason ?? null, note: req.body.note ?? null }, req.params.alertId)),
   );
 
   app.post(
@@ -126,7 +140,40 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         response: { 200: alertView, ...operatorErrors },
       },
     },
-    async (req) => presentAlert(await resolve(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.alertId)),
+    async (req) => presentOne(deps.cdb.db, await resolve(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.alertId)),
+  );
+
+  app.post(
+    '/alerts/:alertId/assign',
+    {
+      schema: {
+        operationId: 'assignAlert',
+        tags: ['operator'],
+        summary: 'Assign an open or acknowledged alert to an operator (null: to nobody)',
+        security,
+        params: alertParams,
+        body: z.object({ assignee: requestString(64).min(1).nullable(), reason: reasonSchema.optional(), note: noteSchema }).meta({ example: { assignee: 'field-tech-3', note: 'on site by noon' } }),
+        response: { 200: alertView, ...operatorErrors },
+      },
+    },
+    async (req) =>
+      presentOne(deps.cdb.db, await assign(deps, { operator: operatorOf(req).id, reason: req.body.reason ?? null, note: req.body.note ?? null }, req.params.alertId, req.body.assignee)),
+  );
+
+  app.post(
+    '/alerts/:alertId/notes',
+    {
+      schema: {
+        operationId: 'addAlertNote',
+        tags: ['operator'],
+        summary: "Add an operator's note to an alert (kept with it, and in the audit log)",
+        security,
+        params: alertParams,
+        body: z.object({ text: reasonSchema }).meta({ example: { text: 'customer called: door would not close' } }),
+        response: { 200: alertView, ...operatorErrors },
+      },
+    },
+    async (req) => presentOne(deps.cdb.db, await addNote(deps, { operator: operatorOf(req).id, reason: null }, req.params.alertId, req.body.text)),
   );
   return Promise.resolve();
 };

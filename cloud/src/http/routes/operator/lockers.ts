@@ -12,7 +12,7 @@ import { CELL_STATES, lockerList, lockerWithGrid, overview } from '../../../oper
 import { lockerOrders } from '../../../operator/order-views.js';
 import { COMMAND_STATUSES, lockerCommandsPage } from '../../../repositories/operator-views.js';
 import type { ServiceDeps } from '../../../services.js';
-import { alertView, presentAlert } from './alerts.js';
+import { alertView, presentAlerts } from './alerts.js';
 import { orderItem } from './orders.js';
 import { iso, isoTime, operatorErrors, pageOf, paging, security } from './shared.js';
 
@@ -198,7 +198,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
       const statuses = status ? [status] : include === 'history' ? ALERT_STATUSES : undefined;
       const q = { lockerId: req.params.lockerId, statuses };
       const rows = await listAlerts(deps.cdb.db, { ...q, offset: (page - 1) * pageSize, limit: pageSize });
-      return { items: rows.map(presentAlert), total: await countAlerts(deps.cdb.db, q), page, pageSize };
+      return { items: await presentAlerts(deps.cdb.db, rows), total: await countAlerts(deps.cdb.db, q), page, pageSize };
     },
   );
   return Promise.resolve();

@@ -1,12 +1,14 @@
 /**
  * /operator notifications (notify/operator-store.ts):
  *   GET  /operator/notifications?status=failing|pending|delivered&marketplaceId&externalId&beforeId&limit
- *   POST /operator/notifications/redeliver   {"ids":[...]} or {"failing":true,"marketplaceId"?:...}
+ *   GET  /operator/notifications/receivers   each marketplace's receiver: backlog, latest attempt, state
+ *   POST /operator/notifications/redeliver   {"ids":[...]}, {"failing":true,"marketplaceId"?:...},
+ *                                            {"undelivered":true,"marketplaceId":...} or {"orderId":...}
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS, requestString } from '../../../contract/common.js';
-import { listNotifications, NOTIFICATION_STATUSES, redeliver } from '../../../notify/operator-store.js';
+import { listNotifications, NOTIFICATION_STATUSES, receivers, redeliver } from '../../../notify/operator-store.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
 import { iso, isoTime, limit, noteSchema, operatorErrors, reasonSchema, rowId, security } from './shared.js';
@@ -71,6 +73,46 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
     },
   );
 
+  app.get(
+    '/notifications/receivers',
+    {
+      schema: {
+        operationId: 'listReceivers',
+        tags: ['operator'],
+        summary: "Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit)",
+        security,
+        response: {
+          200: z
+            .object({
+              receivers: z.array(
+                z.object({
+                  marketplaceId: z.string(),
+                  state: z.enum(['ok', 'failing', 'idle']).describe('failing: the latest attempt failed; ok: it delivered; idle: never tried'),
+                  undelivered: z.int(),
+                  markedFailing: z.int().describe('undelivered past NOTIFY_FAILING_AFTER_SECONDS'),
+                  oldestUndeliveredAt: isoTime,
+                  lastAttemptAt: isoTime,
+                  lastStatus: z.int().nullable().describe("the latest attempt's HTTP status (null: no answer)"),
+                  lastError: z.string().nullable().describe("the latest attempt's error, while it is failing"),
+                  lastDeliveredAt: isoTime,
+                }),
+              ),
+            })
+            .meta({ id: 'ReceiverList' }),
+          ...operatorErrors,
+        },
+      },
+    },
+    async () => ({
+      receivers: (await receivers(deps.cdb.db)).map(({ lastDelivered: _, ...r }) => ({
+        ...r,
+        oldestUndeliveredAt: iso(r.oldestUndeliveredAt),
+        lastAttemptAt: iso(r.lastAttemptAt),
+        lastDeliveredAt: iso(r.lastDeliveredAt),
+      })),
+    }),
+  );
+
   app.post(
     '/notifications/redeliver',
     {
@@ -83,6 +125,8 @@ export const notificationRoutes: FastifyPluginAsyncZod<NotificationRoutesOptions
           .union([
             z.object({ ids: z.array(rowId).min(1).max(LIMITS.idsPerRequest), reason: reasonSchema.optional(), note: noteSchema }),
             z.object({ failing: z.literal(true), marketplaceId: marketplaceIdSchema.optional(), reason: reasonSchema.optional(), note: noteSchema }),
+            z.object({ undelivered: z.literal(true), marketplaceId: marketplaceIdSchema, reason: reasonSchema.optional(), note: noteSchema }).describe("every undelivered notification of the marketplace's receiver, pending or failing"),
+            z.object({ orderId: requestString(64).min(1), reason: reasonSchema.optional(), note: noteSchema }).describe('every undelivered notification of the order'),
           ])
           .meta({ id: 'Redelivery' }),
         response: { 200: z.object({ orders: z.int(), notifications: z.int() }).meta({ id: 'RedeliveryResult' }), ...operatorErrors },
