@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import {
   type AgentSoftware,
   COMMAND_TYPES,
+  MAX_DOWN_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   downMessageSchema,
   presenceSchema,
@@ -78,6 +79,7 @@ export class AgentLink {
   readonly #version: string | undefined;
   readonly #updates: LinkUpdates | undefined;
   #conn = 0;
+  #oversized = 0;
   #readies = 0;
   #running = false;
   #offAppend: (() => void) | undefined;
@@ -212,7 +214,18 @@ export class AgentLink {
 
   // --- inbound ---------------------------------------------------------------------------------
 
+  /** Messages refused for their size since start (over MAX_DOWN_MESSAGE_BYTES, before parsing). */
+  get oversizedRefused(): number {
+    return this.#oversized;
+  }
+
   #onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    // Before any parsing: a message bigger than the protocol ever sends is not read at all.
+    if (payload.length > MAX_DOWN_MESSAGE_BYTES) {
+      this.#oversized++;
+      this.#log.warn({ topic, bytes: payload.length, limit: MAX_DOWN_MESSAGE_BYTES }, 'message over the size limit; ignored');
+      return;
+    }
     if (topic === this.#topics.presence) {
       this.#guard('reading presence', () => this.#onPresence(payload));
       return;
