@@ -42,6 +42,8 @@ export interface AgentLinkSettings {
   resendAfterMs: number;
   batchSize: number;
   windowSize: number;
+  /** A message over this many bytes is refused before it is parsed; default MAX_DOWN_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
 
 export interface AgentLinkDeps {
@@ -78,6 +80,7 @@ export class AgentLink {
   readonly #down: DownStream;
   readonly #version: string | undefined;
   readonly #updates: LinkUpdates | undefined;
+  readonly #maxMessageBytes: number;
   #conn = 0;
   #oversized = 0;
   #readies = 0;
@@ -86,6 +89,7 @@ export class AgentLink {
 
   constructor(settings: AgentLinkSettings, deps: AgentLinkDeps) {
     const id = settings.lockerId;
+    this.#maxMessageBytes = settings.maxMessageBytes ?? MAX_DOWN_MESSAGE_BYTES;
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#log = deps.logger;
@@ -214,16 +218,16 @@ export class AgentLink {
 
   // --- inbound ---------------------------------------------------------------------------------
 
-  /** Messages refused for their size since start (over MAX_DOWN_MESSAGE_BYTES, before parsing). */
+  /** Messages refused for their size since start (over maxMessageBytes, before parsing). */
   get oversizedRefused(): number {
     return this.#oversized;
   }
 
   #onMessage(topic: string, payload: Buffer, retained: boolean): void {
     // Before any parsing: a message bigger than the protocol ever sends is not read at all.
-    if (payload.length > MAX_DOWN_MESSAGE_BYTES) {
+    if (payload.length > this.#maxMessageBytes) {
       this.#oversized++;
-      this.#log.warn({ topic, bytes: payload.length, limit: MAX_DOWN_MESSAGE_BYTES }, 'message over the size limit; ignored');
+      this.#log.warn({ topic, bytes: payload.length, limit: this.#maxMessageBytes }, 'message over the size limit; ignored');
       return;
     }
     if (topic === this.#topics.presence) {
