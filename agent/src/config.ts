@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { MAX_DOWN_MESSAGE_BYTES } from '../../shared/src/protocol.js';
 import { parseLogLevel, type LogLevel } from '../../shared/src/redact.js';
 import { publicKeyText } from '../../shared/src/release.js';
 import { busConfigSchema, scannerConfigSchema } from './hw/config.js';
@@ -39,6 +40,8 @@ export const agentConfigSchema = z
         windowSize: z.number().int().min(1).max(10_000).default(200),
         /** A health report goes to the cloud this often, s (and soon after a door fault or board error); 0: never. */
         healthReportSeconds: z.number().int().min(0).max(86_400).default(60),
+        /** A message from the cloud over this many bytes is ignored before it is parsed (docs/mqtt-interface.md, Message size). */
+        maxMessageBytes: z.number().int().min(65_536).max(268_435_455).default(MAX_DOWN_MESSAGE_BYTES),
       })
       .optional(),
     /**

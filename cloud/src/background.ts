@@ -76,6 +76,7 @@ export class CloudBackground {
             clock: deps.clock,
             logger: deps.logger,
             scheduler: deps.scheduler,
+            metrics: deps.metrics.link,
             applyEvent: createLockerEventApplier(deps),
             onCommandsApplied: (lockerId) => clock?.onCommandsApplied(lockerId),
             hooks: this.#link.hooks,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { LOG_LEVELS } from '../../shared/src/redact.js';
 import { publicKeyText } from '../../shared/src/release.js';
 import { allocationOptionsSchema } from './allocation/options.js';
+import { DATABASE_URL_EXPECTED, isDatabaseUrl } from './db/database-url.js';
 import { ConfigError, envFlag, settingsFromEnv } from './settings-from-env.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -26,8 +27,12 @@ const list = <T extends z.ZodType>(item: T) =>
 export const configSchema = z.object({
   port: int(0, 65_535).default(8080).describe("the HTTP API's port (`/api/v4`, `/api/v1`, `/operator`, `/docs`, `/health`); 0 picks a free one"),
   host: z.string().min(1).default('127.0.0.1').describe('the address the HTTP API listens on (0.0.0.0 for every interface)'),
-  databaseUrl: z.string().optional().describe('`postgres://...` selects PostgreSQL; unset, SQLite at `SQLITE_PATH`'),
-  sqlitePath: z.string().min(1).default('data/cloud.sqlite').describe('the SQLite file when `DATABASE_URL` is unset'),
+  databaseUrl: z
+    .string()
+    .refine(isDatabaseUrl, DATABASE_URL_EXPECTED)
+    .optional()
+    .describe('`postgres://...` selects PostgreSQL, `sqlite:<path>` or `file:<path>` that SQLite file; unset, SQLite at `SQLITE_PATH`'),
+  sqlitePath: z.string().min(1).default('data/cloud.sqlite').describe('the SQLite file when `DATABASE_URL` is unset (a `sqlite:`/`file:` `DATABASE_URL` names its own)'),
   pgSchema: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/)

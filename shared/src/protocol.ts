@@ -15,6 +15,20 @@ import { RELEASE_REFUSALS, releaseVersionSchema } from './release.js';
 /** Bumped on any incompatible change of a message below. */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * The default bound of one message a locker sends (`up`, `presence`), bytes: the embedded
+ * broker's packet limit for lockers (MQTT_MAX_PACKET_BYTES) and what the cloud accepts before
+ * parsing. Far above the largest the protocol sends (docs/mqtt-interface.md, Message size).
+ */
+export const MAX_MESSAGE_BYTES = 1_048_576;
+
+/**
+ * The bound of one message the cloud sends (`down`), which the agent checks before parsing:
+ * a batch of 50 `order.upsert` at the order limits of the HTTP API (100 parcels of 11 barcodes)
+ * is about 7 MiB, so down messages get more room than up ones.
+ */
+export const MAX_DOWN_MESSAGE_BYTES = 16 * 1_048_576;
+
 const epochMs = z.number().int().nonnegative();
 const seq = z.number().int().nonnegative();
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');

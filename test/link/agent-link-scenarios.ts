@@ -297,6 +297,27 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
     }
   });
 
+  it('ignores a down message over its size bound before parsing it, and syncs on', async () => {
+    const id = w.takeLocker();
+    const rig = await w.startAgent(id);
+    await w.converged(rig);
+    const before = rig.agent.store.appliedCseq();
+    const cloud = await connectClient(w.brokerUrl, { clientId: `${CLOUD_MQTT.username}-bulk-${id}`, ...CLOUD_MQTT });
+    try {
+      // Over the rig's 64 KiB bound, and a command batch that would apply were it read.
+      const items = Array.from({ length: 400 }, (_, i) => forged(before + 1 + i, `forged-big-${i}`));
+      const payload = JSON.stringify({ v: PROTOCOL_VERSION, type: 'commands', items });
+      expect(payload.length).toBeGreaterThan(65_536);
+      await cloud.publish(topics.down(String(id)), payload);
+      await eventually(() => rig.agent.link!.oversizedRefused === 1, 'the refusal');
+      const barcode = await w.createOrder(id, `after-big-${id}`);
+      await eventually(() => rig.agent.store.orders.findByBarcode(barcode).length > 0, 'the real order at the agent');
+      expect(rig.agent.store.orders.all().filter((o) => o.intent.orderId.startsWith('forged'))).toEqual([]);
+    } finally {
+      await cloud.end();
+    }
+  });
+
   it('ignores down messages that are not JSON, of another protocol version, off the schema, or retained', async () => {
     const id = w.takeLocker();
     const rig = await w.startAgent(id);

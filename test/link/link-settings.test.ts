@@ -18,6 +18,7 @@ describe('locker link settings', () => {
       batchSize: 50,
       windowSize: 200,
       healthReportSeconds: 60,
+      maxMessageBytes: 16 * 1_048_576,
     });
   });
 

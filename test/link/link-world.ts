@@ -317,7 +317,7 @@ async function startRig(lockerId: number, password: string, brokerUrl: string, c
     lockerId: String(lockerId),
     // A frame timeout long beside a busy machine's stalls: a short one made boards flap offline under load.
     buses: [{ ...sim.busConfig('main', 'tcp'), frameTimeoutMs: 1_000, retries: 1, confirmDelayMs: 10, confirmReads: 2, openAttempts: 2, reconnectMinMs: 50 }],
-    mqtt: { url: proxy.url, password, keepaliveSec: 5, reconnectMinMs: 20, reconnectMaxMs: 200, resendAfterMs: 20_000, batchSize: 3, windowSize: 5 },
+    mqtt: { url: proxy.url, password, keepaliveSec: 5, reconnectMinMs: 20, reconnectMaxMs: 200, resendAfterMs: 20_000, batchSize: 3, windowSize: 5, maxMessageBytes: 65_536 },
     dbPath,
     screen: { port: 0, defaultLanguage: 'en' },
     doors: { pollMs: 30, leftOpenMs: 3_600_000 },

@@ -6,6 +6,7 @@
  * jammed lock; the notifications must be exactly those production sends (docs/notifications.md).
  * Isolation is checked both ways: neither kind of key sees the other's lockers.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +143,20 @@ describe('the sandbox', () => {
     const refused = await api('POST', '/api/v4/sandbox/orders/courier-load', PRODUCTION_KEY, { externalId: 'X' });
     expect(refused).toMatchObject({ status: 404, body: { resultCode: 3 } });
     expect((await api('GET', '/api/v4/sandbox/lockers', SANDBOX_KEY)).body).toMatchObject({ postamats: [{ postamatId: SANDBOX_LOCKER, running: true }] });
+  });
+
+  it("gives a sandbox locker its MQTT password through a pipe: not in its command line nor its environment", async () => {
+    await eventually(async () => ((await api('GET', '/api/v4/sandbox/lockers', SANDBOX_KEY)).body.postamats as { running: boolean }[])[0]?.running, 'the sandbox locker running');
+    // What every user of the machine sees in `ps`: the children of this process (the cloud runs in it).
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes('locker-process'));
+    expect(children.length).toBeGreaterThan(0);
+    for (const line of children) {
+      expect(line).not.toMatch(/password|brokerUrl|\{/);
+      const environ = readFileSync(`/proc/${line.trim().split(/\s+/)[0]}/environ`, 'utf8');
+      expect(environ).not.toMatch(/password/i);
+    }
   });
 
   it('a courier loads, the customer takes: the notifications production sends', async () => {

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import {
   type AgentSoftware,
   COMMAND_TYPES,
+  MAX_DOWN_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   downMessageSchema,
   presenceSchema,
@@ -41,6 +42,8 @@ export interface AgentLinkSettings {
   resendAfterMs: number;
   batchSize: number;
   windowSize: number;
+  /** A message over this many bytes is refused before it is parsed; default MAX_DOWN_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
 
 export interface AgentLinkDeps {
@@ -77,13 +80,16 @@ export class AgentLink {
   readonly #down: DownStream;
   readonly #version: string | undefined;
   readonly #updates: LinkUpdates | undefined;
+  readonly #maxMessageBytes: number;
   #conn = 0;
+  #oversized = 0;
   #readies = 0;
   #running = false;
   #offAppend: (() => void) | undefined;
 
   constructor(settings: AgentLinkSettings, deps: AgentLinkDeps) {
     const id = settings.lockerId;
+    this.#maxMessageBytes = settings.maxMessageBytes ?? MAX_DOWN_MESSAGE_BYTES;
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#log = deps.logger;
@@ -212,7 +218,18 @@ export class AgentLink {
 
   // --- inbound ---------------------------------------------------------------------------------
 
+  /** Messages refused for their size since start (over maxMessageBytes, before parsing). */
+  get oversizedRefused(): number {
+    return this.#oversized;
+  }
+
   #onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    // Before any parsing: a message bigger than the protocol ever sends is not read at all.
+    if (payload.length > this.#maxMessageBytes) {
+      this.#oversized++;
+      this.#log.warn({ topic, bytes: payload.length, limit: this.#maxMessageBytes }, 'message over the size limit; ignored');
+      return;
+    }
     if (topic === this.#topics.presence) {
       this.#guard('reading presence', () => this.#onPresence(payload));
       return;

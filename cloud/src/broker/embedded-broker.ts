@@ -9,14 +9,22 @@
  * - the cloud connects with its own username and password, clientId `<username>` or
  *   `<username>-<anything>` (one per cloud process);
  * - topics per ./acl.ts; a retained flag survives only on presence, so no command is ever retained.
+ * Bounds per client: a locker's packet over `maxPacketBytes` (the cloud's over
+ * MAX_DOWN_MESSAGE_BYTES) closes the connection at its header
+ * (./packet-size-guard.ts) and backs the client off (./offender-backoff.ts); at most
+ * MAX_INFLIGHT_INBOUND QoS 2 publishes awaiting PUBREL and QUEUE_BEFORE_CONNACK packets before
+ * CONNACK; a client that does not read what it is sent is dropped after DRAIN_TIMEOUT_MS.
  */
 import { type AddressInfo, type Server, createServer } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Aedes, type AedesPublishPacket, type Client, type PublishPacket, type Subscription } from 'aedes';
 import type { Logger } from 'pino';
+import { MAX_DOWN_MESSAGE_BYTES, MAX_MESSAGE_BYTES } from '../../../shared/src/protocol.js';
 import type { CloudDatabase } from '../db/database.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
 import { LockerCredentials } from './locker-credentials.js';
+import { OffenderBackoff } from './offender-backoff.js';
+import { limitPacketSize } from './packet-size-guard.js';
 import { indexedMemoryPersistence } from './retained-index.js';
 
 export interface EmbeddedBrokerOptions {
@@ -31,7 +39,20 @@ export interface EmbeddedBrokerOptions {
   cloud: { username: string; password: string };
   /** How long the copy of the lockers' password hashes admits without being read again (ms). */
   credentialsMaxAgeMs?: number;
+  /** Largest MQTT packet (remaining length) a client may send, bytes; default MAX_MESSAGE_BYTES. */
+  maxPacketBytes?: number;
+  /** A client's packet over the limit (its connection is being closed). */
+  onOversized?: (clientId: string | undefined, bytes: number) => void;
+  /** For the back-off's clock (tests). */
+  now?: () => number;
 }
+
+/** Lockers publish with QoS 1; a locker's sync window is at most a few hundred messages. */
+const MAX_INFLIGHT_INBOUND = 100;
+/** Packets a client may send before its CONNACK (aedes's default is 42). */
+const QUEUE_BEFORE_CONNACK = 16;
+/** A client whose socket stays full this long is dropped, so it cannot hold the broker's buffers. */
+const DRAIN_TIMEOUT_MS = 30_000;
 
 /** CONNACK return codes of MQTT 3.1.1. */
 const IDENTIFIER_REJECTED = 2;
@@ -57,6 +78,7 @@ export class EmbeddedBroker {
   readonly #opts: EmbeddedBrokerOptions;
   readonly #identities = new WeakMap<Client, BrokerIdentity>();
   readonly #credentials: LockerCredentials;
+  readonly #backoff: OffenderBackoff;
   #aedes: Aedes | undefined;
   #server: Server | undefined;
   #port: number | undefined;
@@ -65,6 +87,7 @@ export class EmbeddedBroker {
   constructor(opts: EmbeddedBrokerOptions) {
     this.#opts = opts;
     this.#credentials = new LockerCredentials(opts.db, { maxAgeMs: opts.credentialsMaxAgeMs });
+    this.#backoff = new OffenderBackoff(opts.now);
   }
 
   /** The bound port (after start). */
@@ -96,6 +119,9 @@ export class EmbeddedBroker {
     await this.#credentials.refresh();
     const aedes = await Aedes.createBroker({
       persistence: indexedMemoryPersistence(),
+      maxInflightInbound: MAX_INFLIGHT_INBOUND,
+      queueLimit: QUEUE_BEFORE_CONNACK,
+      drainTimeout: DRAIN_TIMEOUT_MS,
       authenticate: (client, username, password, done) => {
         const admitted = (identity: BrokerIdentity): void => {
           this.#identities.set(client, identity);
@@ -103,7 +129,7 @@ export class EmbeddedBroker {
         };
         const refused = (err: unknown): void => {
           const returnCode = (err as Partial<AuthError>).returnCode ?? SERVER_UNAVAILABLE;
-          if (returnCode === SERVER_UNAVAILABLE) this.#opts.logger.error({ err }, 'mqtt authentication failed');
+          if (returnCode === SERVER_UNAVAILABLE && !(err as { backoff?: boolean }).backoff) this.#opts.logger.error({ err }, 'mqtt authentication failed');
           else this.#opts.logger.warn({ clientId: client.id, username, reason: (err as Error).message }, 'mqtt connection refused');
           done(authError(returnCode, (err as Error).message), false);
         };
@@ -126,7 +152,12 @@ export class EmbeddedBroker {
     aedes.on('clientError', (client, err) => this.#opts.logger.debug({ clientId: client.id, err }, 'mqtt client error'));
 
     // noDelay: see shared/src/mqtt-nodelay.ts.
-    const server = createServer({ noDelay: true }, (socket) => aedes.handle(socket));
+    const maxPacketBytes = this.#opts.maxPacketBytes ?? MAX_MESSAGE_BYTES;
+    const server = createServer({ noDelay: true }, (socket) => {
+      // The cloud's own connection publishes the down messages, bounded by MAX_DOWN_MESSAGE_BYTES.
+      const limitOf = (client: Client): number => (this.#identities.get(client)?.kind === 'cloud' ? MAX_DOWN_MESSAGE_BYTES : maxPacketBytes);
+      limitPacketSize(aedes.handle(socket), limitOf, (client, bytes, limit) => this.#oversized(client, bytes, limit));
+    });
     this.#server = server;
     const { host, port } = this.#opts;
     await new Promise<void>((resolve, reject) => {
@@ -172,12 +203,21 @@ export class EmbeddedBroker {
     if (aedes && !aedes.closed) await new Promise<void>((resolve) => aedes.close(() => resolve()));
   }
 
+  #oversized(client: Client, bytes: number, limit: number): void {
+    const clientId = (client.id as string | undefined) || undefined;
+    const backoffMs = clientId ? this.#backoff.offended(clientId) : 0;
+    this.#opts.logger.warn({ clientId, bytes, limit, backoffMs }, 'mqtt packet over the size limit: connection closed');
+    this.#opts.onOversized?.(clientId, bytes);
+  }
+
   /**
    * The checks that need no database: throws a refusal, returns the identity when the answer is
    * known now, undefined when the locker's hash has to be read (#authenticate).
    */
   #authenticateNow(client: Client, username: string | undefined, password: Buffer | undefined): BrokerIdentity | undefined {
     if (!username || !password) throw authError(BAD_USERNAME_OR_PASSWORD, 'username and password required');
+    const waitMs = this.#backoff.waitFor(client.id);
+    if (waitMs > 0) throw Object.assign(authError(SERVER_UNAVAILABLE, `backing off after an oversized packet: ${Math.ceil(waitMs / 1000)} s`), { backoff: true });
     const cloud = this.#opts.cloud;
     if (username === cloud.username) {
       if (!sameSecret(password, cloud.password)) throw authError(BAD_USERNAME_OR_PASSWORD, 'bad username or password');

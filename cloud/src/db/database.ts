@@ -22,6 +22,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
+import { databaseLocation } from './database-url.js';
 import { isDeferredWrite, statementName } from './prepared.js';
 import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
@@ -31,7 +32,7 @@ import { registerSqlite, withStatementCache } from './sqlite-statement-cache.js'
 export type { Engine } from './engine.js';
 
 export interface DatabaseOptions {
-  /** `postgres://...` selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  /** `postgres://...` selects PostgreSQL, `sqlite:<path>`/`file:<path>` a SQLite file; unset, SQLite at `sqlitePath`. */
   databaseUrl?: string | undefined;
   /** SQLite file (':memory:' for a throwaway database). */
   sqlitePath?: string | undefined;
@@ -293,12 +294,11 @@ export async function pingDatabase(cdb: CloudDatabase): Promise<void> {
   await sql`select 1`.execute(cdb.probes);
 }
 
-export function isPostgresUrl(url: string | undefined): url is string {
-  return !!url && /^postgres(ql)?:\/\//.test(url);
-}
+export { isPostgresUrl } from './database-url.js';
 
 export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase> {
-  const engine: Engine = isPostgresUrl(opts.databaseUrl) ? 'postgres' : 'sqlite';
+  const location = databaseLocation(opts.databaseUrl, opts.sqlitePath);
+  const engine: Engine = location.engine;
   if (engine === 'postgres' && opts.pgSchema && !/^[a-z_][a-z0-9_]*$/.test(opts.pgSchema)) {
     throw new Error(`invalid PostgreSQL schema name: ${opts.pgSchema}`);
   }
@@ -311,7 +311,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
       await admin.destroy();
     }
   }
-  const sqlitePath = opts.sqlitePath ?? 'data/cloud.sqlite';
+  const sqlitePath = location.engine === 'sqlite' ? location.path : '';
   const db = engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10) : openSqlite(sqlitePath);
   const checkpointer = engine === 'sqlite' && sqlitePath !== ':memory:' ? startCheckpointer(sqlitePath) : undefined;
   // Opened on first use: the file's tables exist once the migrations have run.

@@ -3,13 +3,14 @@
  * test process never share counters), made of one module per concern, each recorded where its
  * rule lives: the HTTP hook (http.ts), the reservation path (reservations.ts), the locker events'
  * apply (locker-events.ts), notification delivery (notifications.ts), the guard (guard.ts), and
- * the gauges read on scrape (fleet-state.ts), plus the process metrics of prom-client.
+ * the gauges read on scrape (fleet-state.ts), the locker link's refusals (link.ts), plus the process metrics of prom-client.
  * Served at GET /metrics (http/routes/metrics.ts); every metric is listed in docs/operations.md.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { FleetStateMetrics } from './fleet-state.js';
 import { GuardMetrics } from './guard.js';
 import { HttpMetrics } from './http.js';
+import { LinkMetrics } from './link.js';
 import { LockerEventMetrics } from './locker-events.js';
 import { NotificationMetrics } from './notifications.js';
 import { ReservationMetrics } from './reservations.js';
@@ -24,6 +25,7 @@ export interface CloudMetrics {
   readonly guard: GuardMetrics;
   readonly fleetState: FleetStateMetrics;
   readonly updates: UpdateMetrics;
+  readonly link: LinkMetrics;
 }
 
 export function createCloudMetrics(): CloudMetrics {
@@ -38,5 +40,6 @@ export function createCloudMetrics(): CloudMetrics {
     guard: new GuardMetrics(registry),
     fleetState: new FleetStateMetrics(registry),
     updates: new UpdateMetrics(registry),
+    link: new LinkMetrics(registry),
   };
 }

@@ -216,7 +216,10 @@ export class SandboxLockers implements CloudPart {
       dataDir: resolve(this.#opts.settings.dataDir),
       logLevel: this.#deps.config.logLevel,
     };
-    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(order)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    // The order carries the MQTT password: through the pipe, never argv or the environment (see locker-process.ts).
+    const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    proc.stdin.on('error', (err) => this.#log.debug({ err, lockerId: locker.id }, 'sandbox locker stdin closed'));
+    proc.stdin.write(`${JSON.stringify(order)}\n`);
     const exited = new Promise<void>((done) => proc.once('exit', () => done()));
     const byCell = new Map(cells.map((c) => [c.id, { bus: c.bus, board: c.board, lock: c.lock }]));
     const timeoutMs = this.#opts.settings.timeoutSeconds * 1000;

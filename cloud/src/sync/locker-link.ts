@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import {
   type Command,
   type DownMessage,
+  MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   type Presence,
   type UpMessage,
@@ -67,6 +68,8 @@ export interface LockerLinkOptions {
   /** How long start() keeps trying to reach the broker. */
   connectTimeoutMs: number;
   reconnectPeriodMs: number;
+  /** A locker message over this many bytes is refused before it is parsed (MQTT_MAX_PACKET_BYTES). */
+  maxMessageBytes: number;
 }
 
 export const DEFAULT_LINK_OPTIONS: LockerLinkOptions = {
@@ -78,6 +81,7 @@ export const DEFAULT_LINK_OPTIONS: LockerLinkOptions = {
   trimIntervalMs: 3600_000,
   connectTimeoutMs: 15_000,
   reconnectPeriodMs: 2_000,
+  maxMessageBytes: MAX_MESSAGE_BYTES,
 };
 
 export interface LockerLinkDeps {
@@ -99,6 +103,8 @@ export interface LockerLinkDeps {
   scheduler?: Scheduler;
   /** The lockers' software updates: hellos, presence versions and update reports go there. */
   updates?: LockerUpdates;
+  /** A locker's message refused for its size (counted and raised as an alert by the caller). */
+  onOversized?: (lockerId: number, bytes: number) => void;
 }
 
 const LOCKER_ID = /^[1-9]\d{0,9}$/;
@@ -257,6 +263,12 @@ export class LockerLink implements UpdateSender {
     }
     // A retained message on `up` is a stale copy, never a live message of the protocol.
     if (t.kind === 'up' && retained) return;
+    // Before any parsing: a message over the bound costs no more than its bytes already did.
+    if (payload.length > this.#opts.maxMessageBytes) {
+      this.#log.warn({ lockerId, kind: t.kind, bytes: payload.length, limit: this.#opts.maxMessageBytes }, 'message over the size limit; ignored');
+      this.#deps.onOversized?.(lockerId, payload.length);
+      return;
+    }
     let json: unknown;
     try {
       json = JSON.parse(payload.toString('utf8'));

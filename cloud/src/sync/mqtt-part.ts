@@ -5,7 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { MAX_MESSAGE_BYTES } from '../../../shared/src/protocol.js';
 import { EmbeddedBroker } from '../broker/embedded-broker.js';
+import type { LinkMetrics } from '../metrics/link.js';
+import { oversizedReporter } from './oversized-alert.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { OutboxSignals } from '../outbox/signals.js';
@@ -28,6 +31,8 @@ export interface MqttSettings {
   /** Default `<username>-<random>`: unique per process, as the embedded broker requires. */
   clientId?: string | undefined;
   sharedGroup?: string | undefined;
+  /** Largest locker message, bytes: the embedded broker's packet limit and the link's check. */
+  maxPacketBytes?: number;
 }
 
 export interface MqttPartDeps {
@@ -45,6 +50,8 @@ export interface MqttPartDeps {
   scheduler?: Scheduler;
   /** The lockers' software updates (updates/conductor.ts). */
   updates?: LockerUpdates;
+  /** The process's link metrics (oversized messages). */
+  metrics?: LinkMetrics;
 }
 
 export class MqttPart {
@@ -85,6 +92,8 @@ export class MqttPart {
 
   async #start(): Promise<void> {
     const s = this.#settings;
+    const maxPacketBytes = s.maxPacketBytes ?? MAX_MESSAGE_BYTES;
+    const oversized = oversizedReporter(this.#deps, maxPacketBytes);
     let url = s.url;
     if (!url) {
       this.#broker = new EmbeddedBroker({
@@ -94,6 +103,8 @@ export class MqttPart {
         port: s.brokerPort,
         portSetting: s.brokerPortSetting,
         cloud: { username: s.username, password: s.password },
+        maxPacketBytes,
+        onOversized: (clientId, bytes) => oversized('broker', clientId, bytes),
       });
       await this.#broker.start();
       url = this.#broker.url;
@@ -101,6 +112,8 @@ export class MqttPart {
     this.#link = createLockerLink({
       ...this.#deps,
       logger: this.#deps.logger.child({ part: 'locker-link' }),
+      options: { ...this.#deps.options, maxMessageBytes: maxPacketBytes },
+      onOversized: (lockerId, bytes) => oversized('link', lockerId, bytes),
       mqtt: {
         url,
         username: s.username,

@@ -1,6 +1,7 @@
 /** The MQTT section of the cloud's settings (environment variables in MQTT_ENV). */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { MAX_MESSAGE_BYTES } from '../../../shared/src/protocol.js';
 import { envFlag, settingsFromEnv } from '../settings-from-env.js';
 import type { MqttSettings } from './mqtt-part.js';
 
@@ -21,6 +22,13 @@ export const mqttSettingsSchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/)
     .optional()
     .describe('`$share/<group>/...` subscriptions, for several cloud processes on brokers that have them (Mosquitto 2, EMQX)'),
+  maxPacketBytes: z.coerce
+    .number()
+    .int()
+    .min(65_536)
+    .max(268_435_455)
+    .default(MAX_MESSAGE_BYTES)
+    .describe("largest locker message, bytes: the embedded broker closes a connection at a bigger packet's header, and the cloud refuses a bigger message before parsing it (set Mosquitto's `max_packet_size` alike)"),
 });
 export type MqttSettingsInput = z.input<typeof mqttSettingsSchema>;
 export type CloudMqttSettings = z.infer<typeof mqttSettingsSchema>;
@@ -34,6 +42,7 @@ export const MQTT_ENV = {
   password: 'MQTT_PASSWORD',
   clientId: 'MQTT_CLIENT_ID',
   sharedGroup: 'MQTT_SHARED_GROUP',
+  maxPacketBytes: 'MQTT_MAX_PACKET_BYTES',
 } as const;
 
 /** This section alone, from `env` then `overrides` (tests). */
@@ -52,5 +61,6 @@ export function mqttPartSettings(s: CloudMqttSettings): MqttSettings {
     password: s.password ?? randomBytes(24).toString('base64url'),
     clientId: s.clientId,
     sharedGroup: s.sharedGroup,
+    maxPacketBytes: s.maxPacketBytes,
   };
 }

@@ -3,7 +3,9 @@
  * console: `locker` (presence or a cell fact), `alert` (raised, repeated, acknowledged, resolved)
  * and `order` (a transition), each `data:` one JSON object. A comment every 15 s keeps proxies
  * from closing an idle stream (a per-stream timer, like a request's timeout). At most
- * MAX_STREAMS per process (429, code 4, beyond); every stream ends when the server closes.
+ * MAX_STREAMS per process and MAX_STREAMS_PER_OPERATOR of them per operator (by key or session,
+ * both name the operator), so that one caller, a leaked viewer key say, never takes every slot
+ * (429, code 4, beyond); every stream ends when the server closes.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -11,9 +13,12 @@ import { z } from 'zod';
 import { RetryLaterError } from '../../../errors.js';
 import type { LiveMessage } from '../../../operator/live-feed.js';
 import type { ServiceDeps } from '../../../services.js';
+import { operatorOf } from '../../plugins/authentication.js';
 import { operatorErrors, security } from './shared.js';
 
 export const MAX_STREAMS = 50;
+/** A console tab holds one stream; a few tabs or screens per operator, well under MAX_STREAMS. */
+export const MAX_STREAMS_PER_OPERATOR = 5;
 export const HEARTBEAT_MS = 15_000;
 
 export interface StreamRoutesOptions {
@@ -29,6 +34,7 @@ function frame(message: LiveMessage): string {
 
 export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { deps, heartbeatMs = HEARTBEAT_MS }) => {
   const open = new Set<ServerResponse>();
+  const perOperator = new Map<string, number>();
   app.addHook('preClose', (done) => {
     for (const res of open) res.end();
     done();
@@ -49,12 +55,18 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { 
       },
     },
     (req, reply) => {
-      if (open.size >= MAX_STREAMS) return Promise.reject(new RetryLaterError(`too many open streams (${MAX_STREAMS})`, 30));
+      const operator = operatorOf(req).id;
+      const mine = perOperator.get(operator) ?? 0;
+      if (mine >= MAX_STREAMS_PER_OPERATOR) {
+        return Promise.reject(new RetryLaterError(`Слишком много открытых потоков у оператора: не более ${MAX_STREAMS_PER_OPERATOR}, закройте лишние`, 30));
+      }
+      if (open.size >= MAX_STREAMS) return Promise.reject(new RetryLaterError(`Слишком много открытых потоков: не более ${MAX_STREAMS}, повторите позже`, 30));
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
       res.write(': connected\n\n');
       open.add(res);
+      perOperator.set(operator, mine + 1);
       const unsubscribe = deps.signals.live.subscribe((m) => res.write(frame(m)));
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
       heartbeat.unref();
@@ -62,8 +74,11 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { 
         clearInterval(heartbeat);
         unsubscribe();
         open.delete(res);
+        const left = (perOperator.get(operator) ?? 1) - 1;
+        if (left > 0) perOperator.set(operator, left);
+        else perOperator.delete(operator);
       });
-      req.log.info({ streams: open.size }, 'operator stream opened');
+      req.log.info({ streams: open.size, operatorStreams: mine + 1 }, 'operator stream opened');
       return Promise.resolve();
     },
   );
