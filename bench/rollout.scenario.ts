@@ -70,6 +70,9 @@ export interface RolloutRun {
   peakCpu: number;
   cpuSeconds: number;
   idleRssMiB: number;
+  /** With every locker online, before the rollout. */
+  onlineRssMiB: number;
+  onlineSeconds: number;
   peakRssMiB: number;
   confirmed: number;
 }
@@ -106,14 +109,17 @@ export async function runRollout(n: number, log: (line: string) => void, nodeOpt
       ids.map((id) => ({ id, password: lockerPassword(id) })),
       { url: `mqtt://127.0.0.1:${brokerPort}`, rampMs: 0, ...agentLinkTiming(), agentVersion: '1.0.0' },
     );
+    const tOnline = Date.now();
     await until('lockers online', () => (cloud.view().online === n ? true : null));
-    log(`  ${n}: every locker online`);
+    const onlineSeconds = (Date.now() - tOnline) / 1000;
+    const onlineRss = cloud.rssBytes();
+    log(`  ${n}: every locker online in ${onlineSeconds.toFixed(1)} s, cloud RSS ${(onlineRss / MiB).toFixed(0)} MiB`);
 
     const upload = await operator(cloud, 'POST', '/releases', { artifact: signedRelease(privateKey).toString('base64') });
     if (upload.status !== 201) throw new Error(`upload refused: ${upload.status} ${JSON.stringify(upload.body)}`);
     const cpu0 = cloud.cpuSeconds();
     let peakCpu = 0;
-    let peakRss = idleRss;
+    let peakRss = onlineRss;
     let last = { at: Date.now(), cpu: cpu0 };
     const sampler = setInterval(() => {
       const now = { at: Date.now(), cpu: cloud.cpuSeconds() };
@@ -150,6 +156,8 @@ export async function runRollout(n: number, log: (line: string) => void, nodeOpt
       peakCpu,
       cpuSeconds: cloud.cpuSeconds() - cpu0,
       idleRssMiB: idleRss / MiB,
+      onlineRssMiB: onlineRss / MiB,
+      onlineSeconds,
       peakRssMiB: peakRss / MiB,
       confirmed: done.lockers.byState.confirmed ?? 0,
     };
@@ -172,7 +180,7 @@ export function figures(r: RolloutRun): Figure[] {
       note: `wave sizes ${r.waveSizes.join(', ')}; each wave confirmed at ${r.waveSeconds.map((s) => `${s.toFixed(1)} s`).join(', ')}`,
     },
     { name: `rollout: cloud peak CPU, ${label}`, value: Math.round(r.peakCpu * 100), unit: '% of a core', note: `${round(r.cpuSeconds)} CPU s in all` },
-    { name: `rollout: cloud peak RSS, ${label}`, value: round(r.peakRssMiB), unit: 'MiB', note: `${round(r.idleRssMiB)} MiB idle before the lockers` },
+    { name: `rollout: cloud peak RSS, ${label}`, value: round(r.peakRssMiB), unit: 'MiB', note: `${round(r.idleRssMiB)} MiB before the lockers, ${round(r.onlineRssMiB)} MiB with all online before the rollout (online in ${round(r.onlineSeconds)} s)` },
   ];
 }
 
