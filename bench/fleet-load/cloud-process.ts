@@ -22,6 +22,8 @@ export interface CloudProcessSettings {
   mqttUser: { username: string; password: string };
   /** Extra node options, e.g. `--cpu-prof` to profile the cloud under the fleet. */
   nodeOptions?: string[];
+  /** More settings of the cloud (docs/operations.md), e.g. RELEASE_PUBLIC_KEYS. */
+  env?: Record<string, string>;
 }
 
 export interface CloudView {
@@ -65,6 +67,7 @@ export class CloudProcess {
       MQTT_PASSWORD: s.mqttUser.password,
       LOG_LEVEL: 'warn',
       ...(s.mqttUrl ? { MQTT_URL: s.mqttUrl } : {}),
+      ...s.env,
     };
     this.#stderr = '';
     const child = spawn(process.execPath, [...(s.nodeOptions ?? []), '--import', 'tsx', MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });

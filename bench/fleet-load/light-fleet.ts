@@ -52,6 +52,7 @@ export class LightFleet {
       resendAfterMs: opts.resendAfterMs,
       connectTimeoutMs: opts.connectTimeoutMs,
       random: opts.random ?? Math.random,
+      ...(opts.agentVersion === undefined ? {} : { agentVersion: opts.agentVersion }),
     };
     this.#rampMs = opts.rampMs;
     this.lockers = lockers.map((l) => new LightLocker(l.id, l.password, lockerOpts));

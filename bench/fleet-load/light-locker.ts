@@ -9,7 +9,7 @@
  * so that a run can check "each command applied once" at the lockers.
  */
 import { Backoff } from '../../agent/src/sync/backoff.js';
-import { COMMAND_TYPES, PROTOCOL_VERSION, type Command, type EventBody, type LockerEvent, type OrderIntent, type Snapshot } from '../../shared/src/protocol.js';
+import { COMMAND_TYPES, PROTOCOL_VERSION, type Command, type EventBody, type LockerEvent, type OrderIntent, type Snapshot, type UpdateOffer, type UpdateReport, type UpdateState } from '../../shared/src/protocol.js';
 import { topics } from '../../shared/src/topics.js';
 import { MqttWire } from './mqtt-wire.js';
 
@@ -23,6 +23,12 @@ export interface LightLockerOptions {
   resendAfterMs: number;
   connectTimeoutMs: number;
   random: () => number;
+  /**
+   * The agent version it runs: set, its hello says it installs releases and it answers an update
+   * offer with the reports the real agent sends at each step (agent/src/updates/updater.ts),
+   * without downloading the artifact, then runs the offered version.
+   */
+  agentVersion?: string;
 }
 
 /** What a locker counts (summed over a fleet by LightFleet.stats()). */
@@ -46,6 +52,9 @@ export interface LockerCounters {
   dropped: number;
   /** Events the cloud acked. */
   eventsAcked: number;
+  /** Update offers answered, and releases installed (confirmed). */
+  offers: number;
+  installed: number;
 }
 
 interface HeldOrder {
@@ -53,7 +62,7 @@ interface HeldOrder {
   intent: OrderIntent;
 }
 
-export const newCounters = (): LockerCounters => ({ attempts: 0, connects: 0, timeouts: 0, refused: 0, applied: 0, duplicates: 0, gaps: 0, snapshots: 0, dropped: 0, eventsAcked: 0 });
+export const newCounters = (): LockerCounters => ({ attempts: 0, connects: 0, timeouts: 0, refused: 0, applied: 0, duplicates: 0, gaps: 0, snapshots: 0, dropped: 0, eventsAcked: 0, offers: 0, installed: 0 });
 
 export class LightLocker {
   readonly id: string;
@@ -82,11 +91,14 @@ export class LightLocker {
   readonly #grants = new Set<string>();
   /** While true, arriving commands and snapshots are dropped unacked, as if lost on the way. */
   deaf = false;
+  #agentVersion: string | undefined;
+  #lastReport: UpdateReport | undefined;
 
   constructor(id: number, password: string, opts: LightLockerOptions) {
     this.id = String(id);
     this.#password = password;
     this.#opts = opts;
+    this.#agentVersion = opts.agentVersion;
     this.#backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs, opts.random);
     this.#topics = { up: topics.up(this.id), down: topics.down(this.id), presence: topics.presence(this.id) };
   }
@@ -249,6 +261,7 @@ export class LightLocker {
       ackedDseq: this.#ackedDseq,
       conn: this.#conn,
       commandTypes: [...COMMAND_TYPES],
+      ...(this.#agentVersion === undefined ? {} : { agent: { version: this.#agentVersion, updates: true, ...(this.#lastReport ? { update: this.#lastReport } : {}) } }),
     });
   }
 
@@ -295,10 +308,36 @@ export class LightLocker {
         }
         this.#snapshot(msg.snapshot as Snapshot);
         return;
+      case 'update':
+        this.#offered(msg.offer as UpdateOffer);
+        return;
       case 'ack':
         this.#acked(msg.ackedDseq as number, msg.conn === undefined || msg.conn === this.#conn);
         return;
     }
+  }
+
+  /**
+   * An update offer, answered as the agent answers it: each step's report in turn, the new version
+   * running from the switch on, then confirmed. An offer of the running version (a resend after
+   * the install) is answered with the final report again.
+   */
+  #offered(offer: UpdateOffer): void {
+    if (this.#agentVersion === undefined) return;
+    this.counters.offers++;
+    const report = (state: UpdateState, running: string): void => {
+      this.#lastReport = { rolloutId: offer.rolloutId, releaseId: offer.releaseId, version: offer.version, state, running, at: Date.now() };
+      this.#send({ v: PROTOCOL_VERSION, type: 'update', report: this.#lastReport });
+    };
+    if (this.#agentVersion === offer.version) {
+      report('confirmed', offer.version);
+      return;
+    }
+    const before = this.#agentVersion;
+    for (const state of ['offered', 'downloading', 'verifying', 'staged', 'waiting', 'switching'] as const) report(state, before);
+    this.#agentVersion = offer.version;
+    report('confirmed', offer.version);
+    this.counters.installed++;
   }
 
   #commands(items: Command[]): void {

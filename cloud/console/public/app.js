@@ -1,5 +1,5 @@
 // The console's shell: sign-in, the header (screens, language, live status, sign-out) and the
-// hash router (#/fleet, #/lockers/101, #/orders, #/orders/<id>, #/notifications, #/alerts, #/audit).
+// hash router (#/fleet, #/lockers/101, #/orders, #/orders/<id>, #/notifications, #/alerts, #/audit, #/updates, #/updates/<rolloutId>).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, onUnauthorized, setCsrfToken } from './api.js';
@@ -12,8 +12,9 @@ import { FleetScreen } from './screens/fleet.js';
 import { LockerScreen } from './screens/locker.js';
 import { NotificationsScreen } from './screens/notifications.js';
 import { OrderScreen, OrdersScreen } from './screens/orders.js';
+import { RolloutScreen, UpdatesScreen } from './screens/updates.js';
 
-const SCREENS = ['fleet', 'orders', 'notifications', 'alerts', 'audit'];
+const SCREENS = ['fleet', 'orders', 'notifications', 'alerts', 'updates', 'audit'];
 
 function parseHash() {
   const [path, qs] = (location.hash.replace(/^#/, '') || '/fleet').split('?');
@@ -44,6 +45,8 @@ function Screen({ route }) {
       return html`<${AlertsScreen} />`;
     case 'audit':
       return html`<${AuditScreen} key=${route.params.toString()} params=${route.params} />`;
+    case 'updates':
+      return id ? html`<${RolloutScreen} rolloutId=${id} />` : html`<${UpdatesScreen} />`;
     default:
       return html`<${FleetScreen} />`;
   }

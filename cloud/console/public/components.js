@@ -142,10 +142,38 @@ export function DialogHost() {
       openDialog = null;
     };
   }, []);
+  const form = useRef(null);
+  const opener = useRef(null);
+  // Focus moves into the dialog when it opens and back to what opened it when it closes.
+  useEffect(() => {
+    if (!req) return undefined;
+    opener.current = document.activeElement;
+    form.current?.querySelector('input, select, textarea')?.focus();
+    return () => opener.current?.focus?.();
+  }, [req]);
   if (!req) return null;
   const close = (result) => {
     setReq(null);
     req.resolve(result);
+  };
+  // Esc cancels; Tab and Shift+Tab stay among the dialog's own controls.
+  const onKeyDown = (e) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      close(null);
+      return;
+    }
+    if (e.key !== 'Tab') return;
+    const focusable = [...form.current.querySelectorAll('input, select, textarea, button:not([disabled])')];
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
   };
   const submit = (e) => {
     e.preventDefault();
@@ -155,14 +183,14 @@ export function DialogHost() {
   };
   const set = (name) => (e) => setValues((v) => ({ ...v, [name]: e.currentTarget.value }));
   return html`<div class="dialog-backdrop">
-    <form class="dialog" role="dialog" aria-modal="true" data-dialog="reason" onSubmit=${submit}>
-      <h3>${t('reasonTitle', req.title)}</h3>
+    <form ref=${form} class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title" data-dialog="reason" onSubmit=${submit} onKeyDown=${onKeyDown}>
+      <h3 id="dialog-title">${t('reasonTitle', req.title)}</h3>
       ${(req.fields ?? []).map((f) =>
         f.options
           ? html`<label>${f.label}<select name=${f.name} value=${values[f.name]} onChange=${set(f.name)}>${f.options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`
           : html`<label>${f.label}<input name=${f.name} type=${f.type ?? 'text'} min=${f.min} max=${f.max} required value=${values[f.name]} onInput=${set(f.name)} /></label>`,
       )}
-      <label>${req.prompt ?? t('reasonPrompt')}<textarea name="reason" required maxlength="500" autofocus value=${values.reason ?? ''} onInput=${set('reason')}></textarea></label>
+      <label>${req.prompt ?? t('reasonPrompt')}<textarea name="reason" required maxlength="500" value=${values.reason ?? ''} onInput=${set('reason')}></textarea></label>
       <div class="dialog-buttons">
         <button type="button" onClick=${() => close(null)}>${t('cancel')}</button>
         <button type="submit" class="primary" data-action="confirm">${t('confirm')}</button>
