@@ -96,6 +96,7 @@ export async function lockerList(deps: ServiceDeps, req: LockerListRequest) {
       freeToday: free.get(r.id) ?? {},
       openAlerts: r.openAlerts,
       lastEventAt: r.lastEventAt,
+      agentVersion: r.agentVersion,
     };
   });
   return { items, total, page: req.page, pageSize: req.pageSize };

@@ -88,6 +88,8 @@ export interface LockerListRow {
   lastSeenAt: number | null;
   lastEventAt: number | null;
   openAlerts: number;
+  /** The agent's version as it last said (hello, presence, update report); null: never said. */
+  agentVersion: string | null;
 }
 
 const openAlertCount = (eb: ExpressionBuilder<Database, 'lockers'>) =>
@@ -103,6 +105,7 @@ export async function lockerListPage(db: Tx, q: LockerListQuery): Promise<{ rows
     .selectFrom('lockers')
     // The last applied event is the one at acked_dseq (primary key lookup).
     .leftJoin('inbox_events', (j) => j.onRef('inbox_events.locker_id', '=', 'lockers.id').onRef('inbox_events.dseq', '=', 'lockers.acked_dseq'))
+    .leftJoin('locker_agents', 'locker_agents.locker_id', 'lockers.id')
     .select((eb) => [
       'lockers.id',
       'lockers.name',
@@ -113,6 +116,7 @@ export async function lockerListPage(db: Tx, q: LockerListQuery): Promise<{ rows
       'lockers.presence_changed_at',
       'lockers.last_seen_at',
       'inbox_events.received_at as last_event_at',
+      'locker_agents.version as agent_version',
       openAlertCount(eb).as('open_alerts'),
       sql<number>`count(*) over ()`.as('total'),
     ]);
@@ -146,6 +150,7 @@ export async function lockerListPage(db: Tx, q: LockerListQuery): Promise<{ rows
       lastSeenAt: r.last_seen_at === null ? null : Number(r.last_seen_at),
       lastEventAt: r.last_event_at === null ? null : Number(r.last_event_at),
       openAlerts: Number(r.open_alerts),
+      agentVersion: r.agent_version ?? null,
     })),
   };
 }

@@ -5965,6 +5965,8 @@ export interface operations {
                             openAlerts: number;
                             /** @description when the cloud applied the locker's latest event */
                             lastEventAt: string | null;
+                            /** @description the agent's software version as it last said (hello, presence, update report); null: never said (an older agent) */
+                            agentVersion: string | null;
                         }[];
                         total: number;
                         page: number;
@@ -6075,6 +6077,8 @@ export interface operations {
                         openAlerts: number;
                         /** @description when the cloud applied the locker's latest event */
                         lastEventAt: string | null;
+                        /** @description the agent's software version as it last said (hello, presence, update report); null: never said (an older agent) */
+                        agentVersion: string | null;
                         timezone: string;
                         depth: number;
                         grid: {

@@ -18,6 +18,7 @@ const locker101 = {
   freeToday: { '430x90': 4, '430x190': 3, '430x390': 1 },
   openAlerts: 0,
   lastEventAt: null,
+  agentVersion: null,
 };
 
 const freeCell = (cellId: number, size: '430x90' | '430x190' | '430x390', height: number) => ({
@@ -112,6 +113,7 @@ export const consoleExamples: Record<string, OperationExamples> = {
               freeToday: { '430x90': 6, '430x190': 5, '430x390': 2, '600x590': 0 },
               openAlerts: 0,
               lastEventAt: null,
+              agentVersion: null,
             },
           ],
           total: 4,

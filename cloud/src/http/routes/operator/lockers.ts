@@ -46,12 +46,13 @@ const lockerItem = z
     freeToday: z.record(z.string(), z.int()).describe('free cells now per size `<width>x<height>` (mm)'),
     openAlerts: z.int(),
     lastEventAt: isoTime.describe('when the cloud applied the locker\'s latest event'),
+    agentVersion: z.string().nullable().describe("the agent's software version as it last said (hello, presence, update report); null: never said (an older agent)"),
   })
   .meta({
     example: {
       lockerId: 101, name: 'Постамат Тверская 7', city: 'Москва', address: 'Москва, Тверская ул., 7', active: true, broken: false, online: true,
       since: '2030-03-04T06:12:00.000Z', lastSeenAt: '2030-03-04T09:00:00.000Z', freeToday: { '400x100': 3, '400x200': 1 }, openAlerts: 1,
-      lastEventAt: '2030-03-04T08:58:40.000Z',
+      lastEventAt: '2030-03-04T08:58:40.000Z', agentVersion: '1.4.0',
     },
   });
 
