@@ -135,6 +135,11 @@ describe.runIf(requires('chromium'))('the console Updates screen (Chromium)', ()
       expect((await world.rollout(rollout.id)).state).toBe(state);
     }
     expect(await page.$$('[data-action="pause"], [data-action="resume"], [data-action="abort"]')).toEqual([]);
+    // A signed rollback release exists, but no locker of this rollout switched: nothing to take back.
+    await world.upload(await world.signer.sign(tinyBuild(dir), '1.0.1', ['--rollback-from', '1.1.0']));
+    await page.reload();
+    await page.waitForSelector(`[data-rollout-state="aborted"]`, WAIT);
+    expect(await page.$$('[data-action="rollback"]')).toEqual([]);
     const audit = (await world.api('GET', '/operator/audit')).body;
     expect(JSON.stringify(audit)).toContain('console abort');
   });

@@ -241,7 +241,8 @@ const en = {
   rolloutLockers: 'Lockers',
   runs: 'Runs',
   lastChange: 'Last change',
-  rolloutActions: { pause: 'Pause', resume: 'Resume', abort: 'Abort' },
+  rolloutActions: { pause: 'Pause', resume: 'Resume', abort: 'Abort', rollback: 'Roll back' },
+  rollbackRelease: 'Rollback release',
   rolloutStates: { running: 'running', paused: 'paused', halted: 'halted', aborted: 'aborted', completed: 'completed' },
   memberStates: {
     pending: 'pending',
@@ -502,7 +503,8 @@ const ru = {
   rolloutLockers: 'Постаматы',
   runs: 'Работает',
   lastChange: 'Последнее изменение',
-  rolloutActions: { pause: 'Приостановить', resume: 'Продолжить', abort: 'Прервать' },
+  rolloutActions: { pause: 'Приостановить', resume: 'Продолжить', abort: 'Прервать', rollback: 'Откатить' },
+  rollbackRelease: 'Выпуск для отката',
   rolloutStates: { running: 'идёт', paused: 'приостановлена', halted: 'остановлена', aborted: 'прервана', completed: 'завершена' },
   memberStates: {
     pending: 'ожидает',

@@ -1,7 +1,7 @@
 // Updates: the lockers' agent software (docs/updates.md). Signed releases, rollouts with their
 // waves (#/updates/<rolloutId> shows one with each locker's state), and the version each locker
-// runs. Pause, resume and abort go through the reason dialog; viewers see no actions (the API
-// refuses them anyway).
+// runs. Pause, resume, abort and a rollback with a signed rollback release go through the reason
+// dialog; viewers see no actions (the API refuses them anyway).
 import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { Badge, Loading, Pager, Time, act, html, useAsync, useCanAct } from '../components.js';
@@ -90,13 +90,29 @@ function Waves({ rollout }) {
 }
 
 function RolloutActions({ rollout, onChanged }) {
-  if (!useCanAct()) return null;
+  const canAct = useCanAct();
+  // The signed rollback releases that may replace this rollout's version (their rollbackFrom names it).
+  const releases = useAsync(() => (canAct ? get('/releases', { pageSize: 200 }) : Promise.resolve({ items: [] })), [rollout.id, canAct]);
+  if (!canAct) return null;
   const run = async (name) => {
     const answer = await act({ title: t(`rolloutActions.${name}`), run: ({ reason }) => post(`/rollouts/${rollout.id}/${name}`, { reason }) });
     if (answer) onChanged();
   };
+  const backs = (releases.data?.items ?? []).filter((r) => r.rollbackFrom.includes(rollout.release.version));
+  // As the API: only lockers that switched to the release are taken back.
+  const switched = (rollout.lockers.byState.confirmed ?? 0) + (rollout.lockers.byState.switching ?? 0);
+  const rollBack = async () => {
+    const answer = await act({
+      title: t('rolloutActions.rollback'),
+      fields: [{ name: 'releaseId', label: t('rollbackRelease'), options: backs.map((r) => [String(r.id), r.version]), value: String(backs[0].id) }],
+      run: ({ reason, releaseId }) => post(`/rollouts/${rollout.id}/rollback`, { reason, releaseId: Number(releaseId) }),
+    });
+    // The rollback is a rollout of its own; this one is aborted.
+    if (answer?.id) location.hash = `#/updates/${answer.id}`;
+  };
   return html`<div class="actions">
     ${(ACTIONS[rollout.state] ?? []).map((name) => html`<button data-action=${name} onClick=${() => run(name)}>${t(`rolloutActions.${name}`)}</button>`)}
+    ${backs.length > 0 && switched > 0 && html`<button data-action="rollback" onClick=${rollBack}>${t('rolloutActions.rollback')}</button>`}
   </div>`;
 }
 
