@@ -23,8 +23,15 @@ export default defineConfig({
       // Floors per part, a little under the whole suite's measure (with PostgreSQL and Mosquitto):
       // a part that falls below fails the run. Raise them when coverage rises. Only code running in
       // vitest's workers is measured, not the cloud and agent processes the suites start.
+      //
+      // The agent's updater and launcher, and its entry points, run in the agent processes that
+      // test/updates spawns (a rollout end to end, a SIGKILL at every step of an update): measured
+      // here only as far as the in-process tests reach, so they have floors of their own at what
+      // is measured in-process; the rest of the agent keeps its floors.
       thresholds: {
-        'agent/src/**/*.ts': { statements: 90, branches: 80, functions: 94, lines: 94 },
+        'agent/src/!(updates|launcher)/**/*.ts': { statements: 90, branches: 80, functions: 94, lines: 95 },
+        'agent/src/*.ts': { statements: 63, branches: 62, functions: 70, lines: 65 },
+        'agent/src/{updates,launcher}/**/*.ts': { statements: 23, branches: 13, functions: 27, lines: 25 },
         'cloud/src/**/*.ts': { statements: 90, branches: 82, functions: 93, lines: 93 },
         'shared/src/**/*.ts': { statements: 91, branches: 85, functions: 95, lines: 96 },
         'sim/src/**/*.ts': { statements: 85, branches: 65, functions: 89, lines: 89 },
