@@ -4,7 +4,8 @@
  * views read and write. A member's row changes only under conditions on its current state or
  * report time, so a late write never undoes a fresher one.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { RolloutLockersTable } from '../db/schema.js';
 import type { UpdateReport } from '../../../shared/src/protocol.js';
 import type { Tx } from '../db/transaction.js';
 import { ACTIVE_ROLLOUT_STATES, CANCELLABLE_MEMBER_STATES, FAILED_MEMBER_STATES, FINAL_MEMBER_STATES, type MemberState, type RolloutState } from '../updates/states.js';
@@ -341,23 +342,26 @@ export async function cancellableOnline(db: Tx, rolloutId: number): Promise<numb
   return rows.map((r) => r.locker_id);
 }
 
+/** A rollout_lockers row as the services see it. */
+function memberFromRow(r: Selectable<RolloutLockersTable>): RolloutMember {
+  return {
+    rolloutId: Number(r.rollout_id),
+    lockerId: r.locker_id,
+    wave: r.wave,
+    position: r.position,
+    state: r.state as MemberState,
+    reason: r.reason,
+    bytes: num(r.bytes),
+    offeredAt: num(r.offered_at),
+    heardAt: num(r.heard_at),
+    switchedAt: num(r.switched_at),
+    finishedAt: num(r.finished_at),
+  };
+}
+
 export async function memberOf(db: Tx, rolloutId: number, lockerId: number): Promise<RolloutMember | undefined> {
   const r = await db.selectFrom('rollout_lockers').selectAll().where('rollout_id', '=', rolloutId).where('locker_id', '=', lockerId).executeTakeFirst();
-  return (
-    r && {
-      rolloutId: Number(r.rollout_id),
-      lockerId: r.locker_id,
-      wave: r.wave,
-      position: r.position,
-      state: r.state as MemberState,
-      reason: r.reason,
-      bytes: num(r.bytes),
-      offeredAt: num(r.offered_at),
-      heardAt: num(r.heard_at),
-      switchedAt: num(r.switched_at),
-      finishedAt: num(r.finished_at),
-    }
-  );
+  return r && memberFromRow(r);
 }
 
 /**
@@ -459,17 +463,7 @@ export async function memberPage(
   return {
     total: Number(total.n),
     items: rows.map((r) => ({
-      rolloutId: Number(r.rollout_id),
-      lockerId: r.locker_id,
-      wave: r.wave,
-      position: r.position,
-      state: r.state as MemberState,
-      reason: r.reason,
-      bytes: num(r.bytes),
-      offeredAt: num(r.offered_at),
-      heardAt: num(r.heard_at),
-      switchedAt: num(r.switched_at),
-      finishedAt: num(r.finished_at),
+      ...memberFromRow(r),
       name: r.name ?? null,
       online: !!r.online,
       agentVersion: r.version ?? null,
