@@ -75,7 +75,8 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps = {}): Pro
   const hardware = deps.hardware ?? createLockHardware(config.buses, logger.child({ part: 'hw' }), { observer: vitals });
   const scanner = deps.scanner !== undefined ? deps.scanner : config.scanner ? createScanner(config.scanner, logger.child({ part: 'scanner' })) : null;
   const locker = new Locker(store, hardware, clock, logger, config);
-  const screen = new ScreenServer(locker.kiosk, config.screen, logger, vitals.registry);
+  // The link is made below; the screen asks it at each answer.
+  const screen = new ScreenServer(locker.kiosk, config.screen, logger, vitals.registry, () => link?.connected);
   let screenUrl = '';
   let link: AgentLink | null = null;
   const updater =

@@ -7,20 +7,17 @@
  * axe-core finds no serious or critical violation at 1366 and 390 px, in English and Russian, and
  * the page never scrolls sideways at 390 px. Screenshots go to artifacts/screens/console-updates-*.png.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NARROW, WIDE, axeViolations as axeOf, noSidewaysScroll as sidewaysFree } from '../helpers/axe.js';
 import { chromiumPath, requires } from '../helpers/requirements.js';
 import { OPERATOR_KEY, VIEWER_KEY, openUpdateWorld, type Json, type UpdateWorld } from '../updates/rig.js';
 
 const SHOTS = join(process.cwd(), 'artifacts', 'screens');
 const WAIT = { timeout: 30_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDE = { width: 1366, height: 900 };
-const NARROW = { width: 390, height: 844 };
 const SIZES = [WIDE, NARROW];
 
 /** A tiny agent build: enough for a signed release the cloud accepts (it never runs here). */
@@ -50,15 +47,8 @@ describe.runIf(requires('chromium'))('the console Updates screen (Chromium)', ()
     await page.click('[data-action="sign-in"]');
     await page.waitForSelector('header .who', WAIT);
   };
-  /** axe-core's serious and critical violations on the page as shown. */
-  const axeViolations = async (): Promise<string[]> => {
-    await page.evaluate(AXE);
-    const found = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    );
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  };
-  const noSidewaysScroll = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+  const axeViolations = () => axeOf(page);
+  const noSidewaysScroll = () => sidewaysFree(page);
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });

@@ -100,10 +100,13 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
     const code = await w.createRoute(id, `courier-cut-${id}`);
     await w.converged(rig);
     const connBefore = rig.agent.link!.conn;
+    expect((await rig.until(() => true, 'the screen')).offline).toBe(false);
 
     rig.proxy.block();
     rig.proxy.cut();
     await eventually(async () => !rig.agent.link!.connected && (await w.locker(id)).online === 0, 'the link to be down on both sides');
+    // Staff see a mark on the screen; the courier below is served all the same.
+    await rig.until((s) => s.offline, 'the screen to mark the locker offline');
 
     // Offline: the locker serves the courier with what it knows, the cloud takes new orders.
     await signIn(rig, code);
@@ -117,6 +120,7 @@ export function agentLinkScenarios(open: () => Promise<LinkWorld>): void {
 
     rig.proxy.unblock();
     const row = await w.converged(rig);
+    await rig.until((s) => !s.offline, 'the offline mark to go');
     expect(rig.agent.link!.conn).toBeGreaterThan(connBefore);
     expect(await cloudInbox(w, id)).toEqual(asInbox(rig.agent.store.eventsAfter(0, 1_000)));
     expect(appliedCseqs(rig)).toEqual(range(1, row.next_cseq - 1));

@@ -13,7 +13,11 @@ import { z } from 'zod';
 import type { AgentConfig, Language } from '../config.js';
 import type { Kiosk, KioskState } from '../locker/kiosk.js';
 
-export type ScreenState = KioskState & { lang: Language; languages: Language[] };
+/**
+ * `offline`: the locker has a cloud link and it is down right now. The page shows staff a discreet
+ * mark; couriers and customers carry on, as everything at the screen works offline.
+ */
+export type ScreenState = KioskState & { lang: Language; languages: Language[]; offline: boolean };
 
 const kindSchema = z.enum(['courier', 'customer']);
 
@@ -28,6 +32,8 @@ export class ScreenServer {
     private readonly logger: Logger,
     /** The agent's metrics, served at GET /metrics (vitals/vitals.ts). */
     private readonly metrics?: { contentType: string; metrics(): Promise<string> },
+    /** Whether the cloud link is up; undefined when the locker runs without one. */
+    private readonly linkUp: () => boolean | undefined = () => undefined,
   ) {
     this.lang = settings.defaultLanguage;
   }
@@ -87,6 +93,6 @@ export class ScreenServer {
   }
 
   private withLang(s: KioskState): ScreenState {
-    return { ...s, lang: this.lang, languages: this.settings.languages };
+    return { ...s, lang: this.lang, languages: this.settings.languages, offline: this.linkUp() === false };
   }
 }

@@ -5,6 +5,8 @@
 const TEXT = {
   ru: {
     brand: 'Постамат',
+    offline: 'нет связи',
+    offlineTitle: 'Нет связи с облаком: выдача и закладка работают, данные уйдут при восстановлении связи',
     courier: 'Я курьер',
     customer: 'Получить посылку',
     welcome: 'Здравствуйте!',
@@ -59,6 +61,8 @@ const TEXT = {
   },
   en: {
     brand: 'Parcel locker',
+    offline: 'offline',
+    offlineTitle: 'No link to the cloud: pick-ups and loads work, the data is sent when the link is back',
     courier: "I'm a courier",
     customer: 'Collect a parcel',
     welcome: 'Hello!',
@@ -311,6 +315,11 @@ const SCREENS = { start: renderStart, code: renderCode, courier: renderCourier, 
 
 function renderHeader() {
   $('brand').textContent = t().brand;
+  // A discreet mark for staff: couriers and customers carry on, as the screen works offline.
+  const offline = $('offline');
+  offline.hidden = !state.offline;
+  offline.textContent = state.offline ? t().offline : '';
+  offline.title = state.offline ? t().offlineTitle : '';
   document.documentElement.lang = state.lang;
   const langs = $('langs');
   langs.replaceChildren(
