@@ -94,9 +94,11 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
 
   try {
     await cdb.migrate();
+    const clock = deps.clock ?? systemClock;
     const serviceDeps: ServiceDeps = {
       cdb,
-      clock: deps.clock ?? systemClock,
+      clock,
+      startedAt: clock.now(),
       random: deps.random ?? cryptoRandom,
       signals: deps.signals ?? new OutboxSignals(),
       config,

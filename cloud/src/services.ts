@@ -15,6 +15,8 @@ export interface ServiceDeps {
   signals: OutboxSignals;
   config: CloudConfig;
   logger: Logger;
+  /** When this process started, on `clock` (the console tells a cloud restart from a locker's). */
+  startedAt: number;
   /** The process's metrics (metrics/cloud-metrics.ts): each rule records its own. */
   metrics: CloudMetrics;
   /** The API call being served (request id, idempotent answer); absent for background work. */

@@ -18,7 +18,9 @@ import { flagMarksOf } from '../repositories/cell-flag-marks.js';
 import { cellsOf, type Cell, findLocker } from '../repositories/lockers.js';
 import { cellHolders, type CellHolder } from '../repositories/occupancy.js';
 import { cellStatesOf, fleetCounts, lockerListPage, type CellState } from '../repositories/operator-views.js';
+import { healthReportOf } from '../repositories/locker-health.js';
 import type { ServiceDeps } from '../services.js';
+import { onlineCause } from './online-cause.js';
 
 export const CELL_STATES = ['free', 'reserved', 'occupied', 'awaiting_return', 'blocked', 'needs_inspection'] as const;
 export type CellStateName = (typeof CELL_STATES)[number];
@@ -163,5 +165,8 @@ export async function lockerWithGrid(deps: ServiceDeps, lockerId: number) {
       orders: [...new Map(own.map((h) => [h.orderId, { orderId: h.orderId, externalId: h.externalId, marketplaceId: h.marketplaceId }])).values()],
     };
   });
-  return { ...row, timezone: locker.timezone, depth: locker.depth, grid };
+  const health = await healthReportOf(db, lockerId);
+  const agentStartedAt = health ? Math.max(0, health.report.at - Math.round(health.report.uptimeSeconds * 1000)) : null;
+  const link = { cloudStartedAt: deps.startedAt, agentStartedAt };
+  return { ...row, ...link, onlineCause: onlineCause({ online: row.online, since: row.since, ...link }), timezone: locker.timezone, depth: locker.depth, grid };
 }

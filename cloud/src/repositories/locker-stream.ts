@@ -269,6 +269,17 @@ export async function savePresence(db: Tx, lockerId: number, conn: number, onlin
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * The embedded broker has just started: no locker can be connected to it yet, whatever presence
+ * the database kept from before (the old broker's last wills died with it). Every locker stored
+ * online goes offline as of `at`; each reconnect then brings it online with a higher connection
+ * counter, so "online since" tells the reconnect after a cloud restart from a continuous link.
+ */
+export async function presenceLostWithBroker(db: Tx, at: number): Promise<number> {
+  const result = await db.updateTable('lockers').set({ online: 0, presence_changed_at: at }).where('online', '=', 1).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Any message from the locker proves it is reachable now. */
 export async function setLastSeen(db: Tx, lockerId: number, at: number): Promise<void> {
   await db.updateTable('lockers').set({ last_seen_at: at }).where('id', '=', lockerId).execute();

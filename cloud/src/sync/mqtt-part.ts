@@ -11,6 +11,8 @@ import type { LinkMetrics } from '../metrics/link.js';
 import { oversizedReporter } from './oversized-alert.js';
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
+import { transaction } from '../db/transaction.js';
+import { presenceLostWithBroker } from '../repositories/locker-stream.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import type { Scheduler } from '../scheduler.js';
 import { type ApplyEvent, type LockerLink, type LockerLinkHooks, type LockerLinkOptions, createLockerLink } from './locker-link.js';
@@ -108,6 +110,8 @@ export class MqttPart {
       });
       await this.#broker.start();
       url = this.#broker.url;
+      const lost = await transaction(this.#deps.db, (tx) => presenceLostWithBroker(tx, this.#deps.clock.now()));
+      if (lost > 0) this.#deps.logger.info({ lockers: lost }, 'embedded broker started: lockers stored online are offline until they reconnect');
     }
     this.#link = createLockerLink({
       ...this.#deps,

@@ -6079,6 +6079,12 @@ export interface operations {
                         lastEventAt: string | null;
                         /** @description the agent's software version as it last said (hello, presence, update report); null: never said (an older agent) */
                         agentVersion: string | null;
+                        /** @description when this cloud process started */
+                        cloudStartedAt: string | null;
+                        /** @description when the locker's agent started, from its latest health report; null: no report yet */
+                        agentStartedAt: string | null;
+                        /** @description why the current online period began: the cloud restarted (every locker reconnected), the locker restarted, or its link came back; null while offline */
+                        onlineCause: ("cloud_restart" | "locker_restart" | "link_restored") | null;
                         timezone: string;
                         depth: number;
                         grid: {

@@ -233,6 +233,13 @@ const TABS = [
   ['health', 'health', HealthTab],
 ];
 
+/** Why the current online period began: the cloud's restart, the locker's, or a link that came back. */
+function onlineCauseText(l) {
+  if (l.onlineCause === 'cloud_restart') return t('causeCloudRestart', formatTime(l.cloudStartedAt));
+  if (l.onlineCause === 'locker_restart') return t('causeLockerRestart', formatTime(l.agentStartedAt));
+  return l.agentStartedAt ? t('causeLinkRestored', formatTime(l.agentStartedAt)) : '';
+}
+
 export function LockerScreen({ lockerId, initialCell = null }) {
   const [selected, setSelected] = useState(initialCell);
   const [tab, setTab] = useState('orders');
@@ -259,6 +266,7 @@ export function LockerScreen({ lockerId, initialCell = null }) {
           <span class="muted">${placeOf(l)}</span>
           <${Badge} kind=${l.online ? 'ok' : 'bad'}>${l.online ? t('online') : t('offline')}</${Badge}>
           ${l.since && html`<span class="muted small">${l.online ? t('onlineSince', formatAge(ageOf(l.since))) : t('offlineSince', formatAge(ageOf(l.since)))}</span>`}
+          ${l.onlineCause && html`<span class="muted small" data-online-cause=${l.onlineCause}>${onlineCauseText(l)}</span>`}
         </header>
         <div class="locker-body">
           <div><${Front} grid=${grid} selected=${selected} onSelect=${setSelected} /><${Legend} /></div>

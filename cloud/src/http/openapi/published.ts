@@ -24,7 +24,7 @@ export async function servedDocument(): Promise<unknown> {
     await cdb.migrate();
     const logger = pino({ level: 'silent' });
     const config = loadConfig({});
-    const deps = { cdb, clock: systemClock, random: cryptoRandom, signals: new OutboxSignals(), config, logger, metrics: createCloudMetrics() };
+    const deps = { cdb, clock: systemClock, startedAt: 0, random: cryptoRandom, signals: new OutboxSignals(), config, logger, metrics: createCloudMetrics() };
     const dependencies = { cdb, brokerConnected: () => undefined, fleet: () => ({ source: 'file' as const, loaded: true }) };
     const server = await buildServer({ deps, dependencies, sandbox: { lockers: undefined, timeoutMs: 1_000 }, logger, bodyLimit: config.bodyLimitBytes, reloadFleet: () => Promise.reject(new Error('no fleet')) });
     try {

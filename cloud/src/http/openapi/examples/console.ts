@@ -132,7 +132,7 @@ export const consoleExamples: Record<string, OperationExamples> = {
     answers: {
       locker101: {
         summary: 'Eight cells, all free (the first three shown)',
-        value: { ...locker101, timezone: 'Europe/Moscow', depth: 600, grid: [freeCell(1, '430x90', 90), freeCell(2, '430x90', 90), freeCell(3, '430x90', 90)] },
+        value: { ...locker101, cloudStartedAt: '2030-03-04T09:00:00.000Z', agentStartedAt: null, onlineCause: null, timezone: 'Europe/Moscow', depth: 600, grid: [freeCell(1, '430x90', 90), freeCell(2, '430x90', 90), freeCell(3, '430x90', 90)] },
       },
     },
   },

@@ -9,6 +9,7 @@ import { positiveInt32, requestString } from '../../../contract/common.js';
 import { listAlerts } from '../../../locker-events/alerts.js';
 import { ALERT_STATUSES, countAlerts } from '../../../repositories/alerts.js';
 import { CELL_STATES, lockerList, lockerWithGrid, overview } from '../../../operator/fleet-views.js';
+import { ONLINE_CAUSES } from '../../../operator/online-cause.js';
 import { lockerOrders } from '../../../operator/order-views.js';
 import { COMMAND_STATUSES, lockerCommandsPage } from '../../../repositories/operator-views.js';
 import type { ServiceDeps } from '../../../services.js';
@@ -81,7 +82,17 @@ const gridCell = z.object({
   orders: z.array(z.object({ orderId: z.string(), externalId: z.string(), marketplaceId: z.string() })).describe('orders holding the cell'),
 });
 
-const lockerDetail = lockerItem.extend({ timezone: z.string(), depth: z.int(), grid: z.array(gridCell) });
+const lockerDetail = lockerItem.extend({
+  cloudStartedAt: isoTime.describe('when this cloud process started'),
+  agentStartedAt: isoTime.describe("when the locker's agent started, from its latest health report; null: no report yet"),
+  onlineCause: z
+    .enum(ONLINE_CAUSES)
+    .nullable()
+    .describe('why the current online period began: the cloud restarted (every locker reconnected), the locker restarted, or its link came back; null while offline'),
+  timezone: z.string(),
+  depth: z.int(),
+  grid: z.array(gridCell),
+});
 
 const commandItem = z.object({
   cseq: z.int(),
@@ -95,6 +106,10 @@ const lockerParams = z.object({ lockerId: z.coerce.number().pipe(positiveInt32) 
 
 function presentLocker<T extends { since: number | null; lastSeenAt: number | null; lastEventAt: number | null }>(l: T) {
   return { ...l, since: iso(l.since), lastSeenAt: iso(l.lastSeenAt), lastEventAt: iso(l.lastEventAt) };
+}
+
+function presentDetail<T extends { since: number | null; lastSeenAt: number | null; lastEventAt: number | null; cloudStartedAt: number; agentStartedAt: number | null }>(l: T) {
+  return { ...presentLocker(l), cloudStartedAt: iso(l.cloudStartedAt), agentStartedAt: iso(l.agentStartedAt) };
 }
 
 export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
@@ -139,7 +154,7 @@ export const lockerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
         response: { 200: lockerDetail, ...operatorErrors },
       },
     },
-    async (req) => presentLocker(await lockerWithGrid(deps, req.params.lockerId)),
+    async (req) => presentDetail(await lockerWithGrid(deps, req.params.lockerId)),
   );
 
   app.get(
