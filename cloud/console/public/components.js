@@ -51,7 +51,7 @@ export function Loading({ state, children }) {
   if (state.error && !state.data) {
     return html`<div class="error" role="alert">${t('error', state.error.message)} <button onClick=${state.reload}>${t('retry')}</button></div>`;
   }
-  if (!state.data) return html`<div class="muted">${t('loading')}</div>`;
+  if (!state.data) return html`<div class="muted" data-loading="true">${t('loading')}</div>`;
   return children(state.data);
 }
 

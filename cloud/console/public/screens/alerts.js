@@ -34,7 +34,7 @@ export function AlertsScreen() {
     <${Loading} state=${state}>${(data) => {
       // Older clouds list every alert regardless of status; show only those of the chosen status when they say.
       const items = itemsOf(data, 'alerts').filter((a) => !a.status || a.status === status);
-      return html`<div class="table-scroll"><table class="list" data-alerts=${items.length}>
+      return html`<div class="table-scroll" tabindex="0"><table class="list" data-alerts=${items.length}>
         <thead><tr><th>${t('severity')}</th><th>${t('kind')}</th><th>${t('locker')}</th><th>${t('count')}</th><th>${t('firstSeen')}</th><th>${t('lastSeen')}</th><th>${t('assignee')}</th><th>${t('notes')}</th><th>${t('detail')}</th><th></th></tr></thead>
         <tbody>${items.length ? items.map((a) => html`<tr data-alert-id=${a.id} data-status=${a.status ?? ''}>
           <td><${Badge} kind=${a.severity}>${t(`severities.${a.severity}`)}</${Badge}></td>

@@ -97,7 +97,7 @@ export function AuditScreen({ params }) {
     ${filters.target && html`<p class="muted small" data-audit-target>${t('target')}: ${targetOf(filters.target).text}</p>`}
     <${Loading} state=${state}>${(data) => {
       const items = itemsOf(data, 'entries');
-      return html`<div class="table-scroll"><table class="list" data-entries=${items.length} data-total=${data.total}>
+      return html`<div class="table-scroll" tabindex="0"><table class="list" data-entries=${items.length} data-total=${data.total}>
           <thead><tr><th>${t('when')}</th><th>${t('who')}</th><th>${t('what')}</th><th>${t('target')}</th><th>${t('why')}</th><th>${t('note')}</th><th>${t('detail')}</th></tr></thead>
           <tbody>${items.length ? items.map((e) => {
             const target = targetOf(e.target);

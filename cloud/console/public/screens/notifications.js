@@ -12,7 +12,7 @@ const RECEIVER_BADGE = { ok: 'ok', failing: 'bad', idle: 'info' };
 function Receivers({ state, canAct, redeliver }) {
   return html`<${Loading} state=${state}>${(data) => {
     const rows = data.receivers ?? [];
-    return html`<div class="table-scroll"><table class="list" data-receivers=${rows.length}>
+    return html`<div class="table-scroll" tabindex="0"><table class="list" data-receivers=${rows.length}>
       <thead><tr><th>${t('marketplace')}</th><th>${t('status')}</th><th>${t('lastAnswer')}</th><th>${t('undelivered')}</th><th>${t('oldest')}</th><th>${t('lastDelivered')}</th><th></th></tr></thead>
       <tbody>${rows.length ? rows.map((r) => html`<tr data-marketplace=${r.marketplaceId} data-receiver-state=${r.state}>
         <td>${r.marketplaceId}</td>
@@ -44,7 +44,7 @@ export function NotificationsScreen() {
     <h3>${t('failing')} ${canAct && html`<button data-action="redeliver-all" onClick=${() => redeliver(t('redeliverAll'), { failing: true })}>${t('redeliverAll')}</button>`}</h3>
     <${Loading} state=${failing}>${(data) => {
       const items = itemsOf(data, 'notifications');
-      return html`<table class="list" data-failing=${items.length}>
+      return html`<div class="table-scroll" tabindex="0"><table class="list" data-failing=${items.length}>
         <thead><tr><th>${t('order')}</th><th>${t('marketplace')}</th><th>${t('kind')}</th><th>${t('attempts')}</th><th>${t('lastAnswer')}</th><th>${t('failingSince')}</th><th></th></tr></thead>
         <tbody>${items.length ? items.map((n) => html`<tr data-notification-id=${n.id}>
           <td><a href=${`#/orders/${encodeURIComponent(n.orderId)}`}>${n.externalId ?? n.orderId}</a></td>
@@ -53,7 +53,7 @@ export function NotificationsScreen() {
           <td><${Time} value=${n.failingSince} /></td>
           <td>${canAct && html`<button data-action="redeliver" onClick=${() => redeliver(t('redeliver'), { ids: [n.id] })}>${t('redeliver')}</button>`}</td>
         </tr>`) : html`<tr><td colspan="7" class="muted">${t('nothing')}</td></tr>`}</tbody>
-      </table>`;
+      </table></div>`;
     }}</${Loading}>
   </main>`;
 }
