@@ -7,9 +7,9 @@ import { checkRepository, CURRENT_DOCUMENT, describe, PUBLISHED_DOCUMENT } from 
 
 const changes = checkRepository();
 if (changes.length === 0) {
-  console.log(`${CURRENT_DOCUMENT} keeps every promise of ${PUBLISHED_DOCUMENT}`);
+  process.stdout.write(`api compatibility: ${CURRENT_DOCUMENT} keeps every promise of ${PUBLISHED_DOCUMENT}\n`);
 } else {
-  console.error(`${changes.length} undeclared breaking change(s) from ${PUBLISHED_DOCUMENT} to ${CURRENT_DOCUMENT}:`);
-  for (const c of changes) console.error(`  ${describe(c)}`);
+  process.stderr.write(`api compatibility: ${changes.length} undeclared breaking change(s) from ${PUBLISHED_DOCUMENT} to ${CURRENT_DOCUMENT}:\n`);
+  for (const c of changes) process.stderr.write(`  ${describe(c)}\n`);
   process.exitCode = 1;
 }

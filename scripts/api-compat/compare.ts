@@ -78,7 +78,7 @@ function typesWithin(from: Set<string> | undefined, to: Set<string> | undefined)
 }
 
 function enumOf(s: Json): unknown[] | undefined {
-  if (Array.isArray(s.enum)) return s.enum;
+  if (Array.isArray(s.enum)) return s.enum as unknown[];
   return 'const' in s ? [s.const] : undefined;
 }
 

@@ -29,8 +29,8 @@ function published() {
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
             },
             '400': { description: 'refused', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
-          } as Record<string, unknown>,
-        } as Record<string, unknown>,
+          },
+        },
       },
     } as Record<string, Record<string, unknown>>,
     webhooks: {
