@@ -44,7 +44,7 @@ beforeAll(async () => {
     const typed = a.withTypeProvider<ZodTypeProvider>();
     typed.get(
       '/api/v4/old',
-      { schema: { operationId: 'getOld', querystring: z.object({ fail: z.literal('yes').optional() }), response: { 200: z.object({ ok: z.boolean() }) } }, config: { deprecated: RETIRED } },
+      { schema: { operationId: 'getOld', querystring: z.object({ fail: z.literal('yes').optional() }), response: { 200: z.object({ ok: z.boolean() }), 400: z.object({ message: z.string(), resultCode: z.int() }) } }, config: { deprecated: RETIRED } },
       async (req, reply) => (req.query.fail ? reply.code(400).send({ message: 'refused', resultCode: 3 }) : { ok: true }),
     );
     typed.post(
