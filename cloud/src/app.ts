@@ -13,6 +13,7 @@ import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { swaggerOptions } from './http/openapi/document.js';
 import { authentication } from './http/plugins/authentication.js';
+import { deprecation } from './http/plugins/deprecation.js';
 import { consoleRoutes } from './http/routes/console.js';
 import { courierRoutes, V1_PREFIX } from './http/routes/courier.js';
 import { faviconRoute } from './http/routes/favicon.js';
@@ -45,6 +46,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
   await fastify.register(requestLimits, { deps: opts.deps });
 
+  // Before the document and the routes: a route's config may retire it or an old form (docs/compatibility.md).
+  await fastify.register(deprecation);
   await fastify.register(fastifySwagger, swaggerOptions);
   await fastify.register(fastifySwaggerUi, { routePrefix: '/docs' });
 

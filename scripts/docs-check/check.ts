@@ -1,10 +1,10 @@
 /**
- * The docs check: README.md and docs/*.md must stand on their own and match the code. Every
- * repository path they name exists, every local link and anchor resolves, every function or class
+ * The docs check: README.md, CHANGELOG.md and docs/*.md must stand on their own and match the
+ * code. Every repository path they name exists, every local link and anchor resolves, every function or class
  * they name with call syntax (`startCloud(config)`) is declared in the source, and none of them
  * points at documents outside the repository.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { parseMarkdown, type Fence, type Located, type MarkdownDoc } from './markdown.js';
 import { RepoTree } from './repo-tree.js';
@@ -45,7 +45,8 @@ export function docFiles(root: string): string[] {
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`);
-  return ['README.md', ...docs];
+  const changelog = existsSync(join(root, 'CHANGELOG.md')) ? ['CHANGELOG.md'] : [];
+  return ['README.md', ...changelog, ...docs];
 }
 
 class DocsCheck {

@@ -1,4 +1,6 @@
 /** The parts of an OpenAPI 3.1 document that the cloud's document is finished with (finish.ts). */
+import type { DocumentedRetirement } from '../plugins/deprecation.js';
+
 export type JsonObject = Record<string, unknown>;
 
 export interface ExampleObject {
@@ -36,6 +38,9 @@ export interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; description?: string; content: Record<string, MediaType> };
   responses: Record<string, Response>;
+  deprecated?: boolean;
+  /** Set by the deprecation plugin (http/plugins/deprecation.ts): what is retired and when. */
+  'x-deprecations'?: DocumentedRetirement[];
 }
 
 export interface OpenApiDocument {

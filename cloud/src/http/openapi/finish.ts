@@ -2,7 +2,8 @@
  * Finishes the document @fastify/swagger builds from the route schemas: named component schemas
  * (the zod schemas with an id, fastify-type-provider-zod), the described `resultCode` enum, a
  * description and examples for every request and every answer status (examples/), the outbound
- * notifications as webhooks, and no component that nothing references.
+ * notifications as webhooks, the headers and dates of what is retired (retirements.ts), and no
+ * component that nothing references.
  */
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { SwaggerTransformObject } from '@fastify/swagger';
@@ -14,6 +15,7 @@ import { HTTP_METHODS, type ExampleObject, type JsonObject, type OpenApiDocument
 import { OPERATION_EXAMPLES } from './examples/index.js';
 import { codeExampleName, type OperationExamples, type RequestExample } from './examples/types.js';
 import { commonCodes, resultCodeInfo, resultCodeSchema } from './result-codes.js';
+import { documentRetirements } from './retirements.js';
 import { notificationWebhooks, RECEIVER_AUTH_SCHEME, receiverAuthScheme } from './webhooks.js';
 
 /** Security scheme of each key kind (the routes name them in `security`). */
@@ -151,6 +153,7 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   doc.webhooks = notificationWebhooks();
   doc.components.securitySchemes = { ...doc.components.securitySchemes, [RECEIVER_AUTH_SCHEME]: receiverAuthScheme };
   doc.components.headers = RATE_LIMIT_HEADERS;
+  documentRetirements(doc);
   pruneSchemas(doc);
   return doc as unknown as ReturnType<SwaggerTransformObject>;
 };
