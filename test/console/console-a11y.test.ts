@@ -35,7 +35,7 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     demo = await startDemo(
-      loadDemoSettings({}, { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, logLevel: 'silent', dataDir: join(dir, 'data') }),
+      loadDemoSettings({}, { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, logLevel: 'silent', dataDir: join(dir, 'data') }),
       { logger: pino({ level: 'silent' }) },
     );
     const created = await fetch(`${demo.apiUrl}/api/v4/auth/delivery/smartorder/create`, {
@@ -103,6 +103,16 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
             await check(page, `${name} ${lang} ${size.width}`, problems);
             await page.screenshot({ path: join(SHOTS, `console-a11y-${name}-${lang}-${size.width}.png`), fullPage: true });
           }
+
+          // The order's raw history reads in the operator's language too (no engine identifiers).
+          await page.evaluate(`location.hash = ${JSON.stringify(`#/orders/${orderId}`)}`);
+          await page.click('[data-action="toggle-timeline"]');
+          await page.waitForSelector('ol.timeline .timeline-entry', WAIT);
+          // Each entry's line is named in words; its structured detail below keeps the identifiers.
+          const lines = (await page.$$eval('ol.timeline .timeline-what > strong', (els) => els.map((e) => e.textContent ?? ''))).join('\n');
+          expect(lines).toContain(lang === 'ru' ? 'заказ создан' : 'order created');
+          expect(lines).not.toContain('order.create');
+          await check(page, `timeline ${lang} ${size.width}`, problems);
 
           // The reason dialog (here: blocking a free cell) takes the focus, passes axe, and Esc
           // closes it, giving the focus back to the button that opened it.

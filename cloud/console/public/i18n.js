@@ -1,6 +1,8 @@
 // Every string of the console, one dictionary per language. t(key, ...args) looks a key up in the
 // chosen language; functions format counts and values. The choice is remembered in localStorage.
 
+import { NAMES } from './names.js';
+
 const en = {
   title: 'Locker network console',
   signInTitle: 'Operator sign-in',
@@ -537,7 +539,7 @@ const ru = {
   units: { s: 'с', m: 'мин', h: 'ч', d: 'д' },
 };
 
-export const DICTIONARIES = { en, ru };
+export const DICTIONARIES = { en: { ...en, ...NAMES.en }, ru: { ...ru, ...NAMES.ru } };
 export const LANGUAGES = Object.keys(DICTIONARIES);
 const STORAGE_KEY = 'console.lang';
 
@@ -558,6 +560,13 @@ export function setLanguage(lang) {
   localStorage.setItem(STORAGE_KEY, lang);
   document.documentElement.lang = lang;
   document.title = t('title');
+}
+
+/** The name of an identifier (`table` one of names.js's tables) in the chosen language; the identifier itself when it has none. */
+export function nameOf(table, id) {
+  if (id == null) return '—';
+  // Looked up directly: identifiers have dots of their own (`order.create`), which t() would take for a path.
+  return DICTIONARIES[current][table]?.[id] ?? DICTIONARIES.en[table]?.[id] ?? String(id);
 }
 
 /** The text of `key` (a dotted path for nested tables such as `states.free`), formatted with args. */

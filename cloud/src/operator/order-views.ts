@@ -110,7 +110,7 @@ export async function orderTimeline(deps: ServiceDeps, orderId: string) {
       at: a.at,
       kind: 'notification_attempt' as const,
       summary: `${kindOf.get(a.notificationId) ?? 'notification'}: ${a.error === null ? `delivered (HTTP ${a.status ?? '-'})` : `HTTP ${a.status ?? 'no answer'}: ${a.error}`}`,
-      detail: { notificationId: a.notificationId, status: a.status, error: a.error },
+      detail: { notificationId: a.notificationId, kind: kindOf.get(a.notificationId) ?? null, status: a.status, error: a.error },
     })),
   ];
   // Stable: entries of one moment keep the order of the kinds above (a call before its transition...).

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, put } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
-import { t } from '../i18n.js';
+import { nameOf, t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { placeOf } from './fleet.js';
 
@@ -176,7 +176,7 @@ function CommandsTab({ lockerId, version }) {
       return html`<table class="list">
           <thead><tr><th>${t('cseq')}</th><th>${t('type')}</th><th>${t('status')}</th><th>${t('created')}</th><th>${t('detail')}</th></tr></thead>
           <tbody>${items.length ? items.map((c) => html`<tr data-cseq=${c.cseq}>
-            <td>${c.cseq}</td><td>${c.type ?? c.body?.type}</td><td>${c.status ? t(c.status) : ''}</td><td><${Time} value=${c.createdAt ?? c.at} /></td>
+            <td>${c.cseq}</td><td title=${c.type ?? c.body?.type}>${nameOf('commandTypes', c.type ?? c.body?.type)}</td><td>${c.status ? nameOf('commandStatuses', c.status) : ''}</td><td><${Time} value=${c.createdAt ?? c.at} /></td>
             <td class="small"><${Json} value=${c.summary ?? c.body} /></td>
           </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>
         </table>
@@ -193,7 +193,7 @@ function AlertsTab({ lockerId, version }) {
       <thead><tr><th>${t('severity')}</th><th>${t('kind')}</th><th>${t('status')}</th><th>${t('count')}</th><th>${t('lastSeen')}</th><th>${t('detail')}</th></tr></thead>
       <tbody>${items.length ? items.map((a) => html`<tr data-alert-id=${a.id}>
         <td><${Badge} kind=${a.severity}>${t(`severities.${a.severity}`)}</${Badge}></td>
-        <td>${a.kind}${a.cellId ? ` · ${t('cell', a.cellId)}` : ''}</td>
+        <td title=${a.kind}>${nameOf('alertKinds', a.kind)}${a.cellId ? ` · ${t('cell', a.cellId)}` : ''}</td>
         <td>${a.status ? t(`alertStatuses.${a.status}`) : ''}</td>
         <td>${a.count ?? 1}</td>
         <td><${Time} value=${a.lastSeenAt ?? a.receivedAt} /></td>

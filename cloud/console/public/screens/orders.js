@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, toast, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
-import { t } from '../i18n.js';
+import { nameOf, t } from '../i18n.js';
 import { subscribe } from '../live.js';
 import { itemsOf } from './locker.js';
 
@@ -47,9 +47,26 @@ export function OrdersScreen({ initialQuery }) {
 
 const kindOf = (e) => e.kind ?? e.type ?? 'event';
 
+/** One line for a timeline entry, in the chosen language, from its structured detail (the API's `summary` is English). */
+function timelineTitle(kind, d) {
+  if (!d) return null;
+  const sev = (s) => t(`severities.${s}`);
+  switch (kind) {
+    case 'api_call': return t('timeline.apiCall', d.operation, d.resultCode);
+    case 'transition': return t('timeline.transition', nameOf('lifecycleEvents', d.event), d.fromState == null ? '—' : orderStateName(d.fromState), orderStateName(d.toState));
+    case 'command': return t('timeline.command', nameOf('commandTypes', d.type), d.cseq, d.lockerId, nameOf('commandStatuses', d.status));
+    case 'locker_event': return t('timeline.lockerEvent', nameOf('eventTypes', d.type), d.dseq, d.lockerId);
+    case 'alert': return t('timeline.alert', nameOf('alertKinds', d.kind), sev(d.severity), nameOf('alertStatuses', d.status));
+    case 'notification': return t('timeline.notification', nameOf('notificationKinds', d.kind), d.deliveredAt != null);
+    case 'notification_attempt':
+      return d.error == null ? t('timeline.delivered', nameOf('notificationKinds', d.kind), d.status) : t('timeline.failed', nameOf('notificationKinds', d.kind), d.status, d.error);
+    default: return null;
+  }
+}
+
 function TimelineEntry({ e }) {
   const kind = kindOf(e);
-  const title = e.summary ?? e.title ?? kind;
+  const title = timelineTitle(kind, e.detail) ?? e.summary ?? e.title ?? kind;
   const { at, kind: _k, type: _t, summary: _s, title: _ti, detail, ...rest } = e;
   return html`<li class=${`timeline-entry kind-${kind}`} data-kind=${kind}>
     <div class="timeline-when"><${Time} value=${at ?? e.occurredAt ?? e.createdAt} /></div>
