@@ -26,9 +26,6 @@ export interface Bilingual {
   en: string;
 }
 
-/** The same text in both languages: identifiers, or the spec's English wording of codes other than 1, 2, 3, 10. */
-export const untranslated = (text: string): Bilingual => ({ ru: text, en: text });
-
 export type CodeWithRussianText = keyof typeof RUSSIAN_MESSAGES;
 
 /** The text of a code with a Russian text (1, 2, 3, 10), with what exactly went wrong after it, each language whole. */
