@@ -20,10 +20,25 @@ export const ENGLISH_MESSAGES = {
   [ResultCode.MarketplaceNotActive]: 'Marketplace account is not active',
 } as const satisfies Record<keyof typeof RUSSIAN_MESSAGES, string>;
 
+/** One text in each language the API answers in (Accept-Language; http/message-language.ts). */
+export interface Bilingual {
+  ru: string;
+  en: string;
+}
+
+export type CodeWithRussianText = keyof typeof RUSSIAN_MESSAGES;
+
+/** The text of a code with a Russian text (1, 2, 3, 10), with what exactly went wrong after it, each language whole. */
+export function codeText(code: CodeWithRussianText, detail?: Bilingual): Bilingual {
+  const ru = RUSSIAN_MESSAGES[code];
+  const en = ENGLISH_MESSAGES[code];
+  return detail ? { ru: `${ru}: ${detail.ru}`, en: `${en}: ${detail.en}` } : { ru, en };
+}
+
 /** What an error may add to its envelope beyond the code. */
 export interface DomainErrorOptions {
-  /** The whole message in each language, when it is not the Russian start plus English detail. */
-  localized?: { ru: string; en: string };
+  /** The whole message in each language; without it the message is the same in both. */
+  localized?: Bilingual;
   /** The HTTP status when not the code's usual one (http/error-handler.ts). */
   status?: number;
   /** Retry-After seconds. */
@@ -43,10 +58,15 @@ export class DomainError extends Error {
   }
 }
 
-/** Code 3 with the spec's Russian text, followed by what exactly is wrong. */
-export function invalidRequest(detail?: string): DomainError {
-  const base = RUSSIAN_MESSAGES[ResultCode.InvalidRequest];
-  return new DomainError(ResultCode.InvalidRequest, detail ? `${base}: ${detail}` : base);
+/** An error of a code with a Russian text (1, 2, 3, 10): its message is Russian, and English for callers asking for it. */
+export function codeError(code: CodeWithRussianText, detail?: Bilingual, options: Omit<DomainErrorOptions, 'localized'> = {}): DomainError {
+  const localized = codeText(code, detail);
+  return new DomainError(code, localized.ru, { ...options, localized });
+}
+
+/** Code 3 with the spec's Russian text, followed by what exactly is wrong (each language whole). */
+export function invalidRequest(detail?: Bilingual, options: Omit<DomainErrorOptions, 'localized'> = {}): DomainError {
+  return codeError(ResultCode.InvalidRequest, detail, options);
 }
 
 /** Code 4 (HTTP 429): refused for now; the caller may retry after `retryAfterSeconds`. */

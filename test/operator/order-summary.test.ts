@@ -58,7 +58,7 @@ describe.each(testEngines())("the order's summary on %s", (engine) => {
   it('answers an unknown order with the error envelope', async () => {
     const answer = await fc.call('GET', '/operator/orders/00000000-0000-4000-8000-0000000000ff', op);
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ resultCode: 3, message: expect.stringContaining('not found') });
+    expect(answer.body).toMatchObject({ resultCode: 3, message: expect.stringContaining('не найден') });
     expect((await fc.call('GET', `/operator/orders/${'x'.repeat(65)}`, op)).status).toBe(400);
   });
 });

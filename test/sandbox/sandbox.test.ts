@@ -138,7 +138,7 @@ describe('the sandbox', () => {
       const detail = await api('GET', `/api/v4/auth/postamat/get-by-id?postamatId=${locker}&cellsType=0`, key);
       expect(detail).toMatchObject({ status: 400, body: { resultCode: 3 } });
       const created = await api('PUT', '/api/v4/auth/delivery/smartorder/create', key, order(`ISO-${locker}`, locker));
-      expect(created).toMatchObject({ status: 400, body: { resultCode: 3, message: expect.stringContaining('not found') as unknown } });
+      expect(created).toMatchObject({ status: 400, body: { resultCode: 3, message: expect.stringContaining('не найден') as unknown } });
     }
     const refused = await api('POST', '/api/v4/sandbox/orders/courier-load', PRODUCTION_KEY, { externalId: 'X' });
     expect(refused).toMatchObject({ status: 404, body: { resultCode: 3 } });

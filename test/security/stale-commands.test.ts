@@ -204,7 +204,7 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
     // agent would fail a whole commands message on, stalling the locker's down stream.
     const unannounced = await w.call('POST', `/operator/lockers/${id}/cells/2/open`, { reason: 'other' }, 'operator');
     expect(unannounced.status).toBe(400);
-    expect(unannounced.body.message).toMatch(/has not announced cell\.open/);
+    expect(unannounced.body.message).toMatch(/не объявил cell\.open/);
     const before = await w.locker(id);
     const rig = await w.startAgent(id);
     await w.converged(rig);

@@ -145,7 +145,7 @@ describe('rollouts to real agents under their systemd unit', () => {
     const refused = await world.api('POST', '/operator/releases', { artifact: flipped.toString('base64') });
     expect(refused.status).toBe(400);
     expect(refused.body.resultCode).toBe(3);
-    expect(refused.body.message).toMatch(/release refused \(digest_mismatch\)/);
+    expect(refused.body.message).toMatch(/выпуск отклонён \(digest_mismatch\)/);
 
     const e = lockers[4]!;
     e.unit.start();

@@ -7,6 +7,7 @@ import { ResultCode } from '../../../shared/src/enums.js';
 import { MAX_IDEMPOTENCY_HEADER_LENGTH } from '../idempotency/idempotency-key.js';
 import { isCalendarDate } from '../lockers/locker-time.js';
 import { isoDateSchema } from '../lockers/profile.js';
+import { ISSUE_TEXTS } from './issue-texts.js';
 
 export { isoDateSchema };
 
@@ -54,30 +55,30 @@ const NOT_IN_TEXT = /\p{Cs}|(?![\t\n\r])\p{Cc}/u;
  */
 export function requestString(max: number, kind: 'identifier' | 'text' = 'identifier') {
   const forbidden = kind === 'identifier' ? NOT_IN_IDENTIFIERS : NOT_IN_TEXT;
-  const what = kind === 'identifier' ? 'lone surrogates or control characters' : 'lone surrogates or control characters other than tab and line breaks';
+  const message = kind === 'identifier' ? ISSUE_TEXTS.identifierCharacters.en : ISSUE_TEXTS.textCharacters.en;
   return z
     .string()
     .max(max, { abort: true })
-    .refine((s) => !forbidden.test(s), { message: `must be valid Unicode without ${what}`, abort: true });
+    .refine((s) => !forbidden.test(s), { message, abort: true });
 }
 
 /** A required identifier: trimmed, not empty (empty externalId is code 3 in the spec). */
-export const identifier = requestString(LIMITS.idLength).trim().min(1, 'must not be empty');
+export const identifier = requestString(LIMITS.idLength).trim().min(1, ISSUE_TEXTS.notEmpty.en);
 /** Free text shown to people (tab and line breaks allowed). */
 export const text = (max: number) => requestString(max, 'text');
 
 export const phoneSchema = requestString(12)
-  .regex(/^\+7\d{10}$/, 'expected +7 followed by ten digits')
+  .regex(/^\+7\d{10}$/, ISSUE_TEXTS.phone.en)
   .meta({ example: '+79161234567' });
 /** Labels of one or more characters joined by dots after the @: no two quantifiers compete for a character. */
 export const emailSchema = requestString(LIMITS.emailLength)
   .trim()
-  .regex(/^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/, 'expected an e-mail address')
+  .regex(/^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/, ISSUE_TEXTS.email.en)
   .meta({ example: 'client@example.ru' });
 
 /** A calendar date YYYY-MM-DD in a request. */
 export const requestDate = requestString(10)
-  .refine(isCalendarDate, 'expected a calendar date YYYY-MM-DD')
+  .refine(isCalendarDate, ISSUE_TEXTS.calendarDate.en)
   .meta({ format: 'date', example: '2030-03-05' });
 
 /** ISO 8601 with the locker's offset. */

@@ -1,5 +1,6 @@
 /** Locker operations of {base_url} and the locker-shaped parts of the order detail. */
 import { z } from 'zod';
+import { ISSUE_TEXTS } from './issue-texts.js';
 import { dateTimeSchema, isoDateSchema, positiveInt32, queryBoolean, requestDate } from './common.js';
 
 const hours = z.object({ start: z.string(), end: z.string() }).meta({ id: 'Hours', description: 'local time HH:MM' });
@@ -126,7 +127,7 @@ export const capacityRequestSchema = z
     }),
   })
   .refine((b) => (b.postamatId === undefined) !== (b.postamatIds === undefined), {
-    message: 'send either postamatId or postamatIds',
+    message: ISSUE_TEXTS.oneOfPostamatIds.en,
     path: ['postamatId'],
   })
   .meta({ id: 'CapacityQuery' });

@@ -1,5 +1,6 @@
 /** Order operations of {base_url}: requests and answers. */
 import { z } from 'zod';
+import { ISSUE_TEXTS } from './issue-texts.js';
 import {
   LIMITS,
   dateTimeSchema,
@@ -73,7 +74,7 @@ function uniqueBarcodes(parcels: readonly ParcelInput[], ctx: z.RefinementCtx): 
   const seen = new Set<string>();
   parcels.forEach((p, i) => {
     for (const code of [p.barcode, ...(p.additionalBarcodes ?? [])]) {
-      if (seen.has(code)) ctx.addIssue({ code: 'custom', path: [i, 'barcode'], message: `barcode ${code} appears twice in the order` });
+      if (seen.has(code)) ctx.addIssue({ code: 'custom', path: [i, 'barcode'], message: `barcode ${code} appears twice in the order`, params: { ru: `штрихкод ${code} встречается в заказе дважды` } });
       seen.add(code);
     }
   });
@@ -120,7 +121,7 @@ export const orderDetailRequestSchema = z
     postamatAccessCode: requestString(LIMITS.accessCodeLength).trim().min(1).optional(),
   })
   .refine((b) => b.courierExternalId !== undefined || b.postamatAccessCode !== undefined, {
-    message: 'courierExternalId or postamatAccessCode is required',
+    message: ISSUE_TEXTS.courierOrCode.en,
     path: ['courierExternalId'],
   })
   .meta({ id: 'OrderDetailLookup' });

@@ -60,7 +60,7 @@ export async function courierWithRoute(deps: ServiceDeps, partner: Partner, req:
 
   const now = deps.clock.now();
   const validUntil = new Map(lockers.map((l) => [l.id, endOfLocalDay(req.route.date, l.timezone)]));
-  if ([...validUntil.values()].some((t) => t < now)) throw invalidRequest(`route.date ${req.route.date} has already ended`);
+  if ([...validUntil.values()].some((t) => t < now)) throw invalidRequest({ ru: `route.date ${req.route.date} уже закончилась`, en: `route.date ${req.route.date} has already ended` });
   const marketplaceIds = await partnerMarketplaceIds(db, partner.id);
 
   const attempt = () => createRouteSheet(deps, partner, req, lockers, validUntil, marketplaceIds, now);

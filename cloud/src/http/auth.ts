@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
 import type { CloudDatabase } from '../db/database.js';
-import { DomainError, ENGLISH_MESSAGES, RUSSIAN_MESSAGES } from '../errors.js';
+import { DomainError, codeError } from '../errors.js';
 import { findPartner, type KeyOwnerKind, type Marketplace, type Partner } from '../repositories/accounts.js';
 import { knownAccountsOf } from '../repositories/known-accounts.js';
 
@@ -48,24 +48,20 @@ const HEADER_NAMES = { marketplace: 'X-Service-Api-Key', partner: 'Partner-Api-K
  */
 export function unauthorized(kind: KeyOwnerKind, reason: 'missing' | 'unknown'): DomainError {
   const h = HEADER_NAMES[kind];
-  const ru = RUSSIAN_MESSAGES[ResultCode.AuthorizationError];
-  const en = ENGLISH_MESSAGES[ResultCode.AuthorizationError];
-  const localized =
-    reason === 'missing'
-      ? { ru: `${ru}: нет ключа в заголовке ${h}`, en: `${en}: no key in the ${h} header` }
-      : { ru: `${ru}: ключ в заголовке ${h} не принят`, en: `${en}: the key in the ${h} header is not accepted` };
-  return new DomainError(ResultCode.AuthorizationError, localized.ru, { localized });
+  return codeError(
+    ResultCode.AuthorizationError,
+    reason === 'missing' ? { ru: `нет ключа в заголовке ${h}`, en: `no key in the ${h} header` } : { ru: `ключ в заголовке ${h} не принят`, en: `the key in the ${h} header is not accepted` },
+  );
 }
 
 /** 401 (code 1): the operation's header is absent but another API key header was sent (named, never checked). */
 export function keyInWrongHeader(kind: KeyOwnerKind, sent: KeyOwnerKind): DomainError {
   const h = HEADER_NAMES[kind];
   const w = HEADER_NAMES[sent];
-  const localized = {
-    ru: `${RUSSIAN_MESSAGES[ResultCode.AuthorizationError]}: ключ передан в заголовке ${w}, а эта операция принимает ${h}`,
-    en: `${ENGLISH_MESSAGES[ResultCode.AuthorizationError]}: the key was sent in the ${w} header; this operation takes ${h}`,
-  };
-  return new DomainError(ResultCode.AuthorizationError, localized.ru, { localized });
+  return codeError(ResultCode.AuthorizationError, {
+    ru: `ключ передан в заголовке ${w}, а эта операция принимает ${h}`,
+    en: `the key was sent in the ${w} header; this operation takes ${h}`,
+  });
 }
 
 /** The other key header a request carries instead of the one of `kind`, if any. */
@@ -94,7 +90,7 @@ export async function authenticateMarketplace(cdb: CloudDatabase, header: string
   const id = await ownerOf(cdb, 'marketplace', header);
   const marketplace = await knownAccountsOf(cdb).marketplace(id);
   if (!marketplace) throw unauthorized('marketplace', 'unknown');
-  if (!marketplace.active) throw new DomainError(ResultCode.MarketplaceNotActive, RUSSIAN_MESSAGES[ResultCode.MarketplaceNotActive]);
+  if (!marketplace.active) throw codeError(ResultCode.MarketplaceNotActive);
   if (!marketplace.organizationActive) throw new DomainError(ResultCode.OrganizationNotActive, 'Marketplace organization not active');
   return marketplace;
 }

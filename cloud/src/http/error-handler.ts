@@ -10,9 +10,10 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
-import { DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
+import { DomainError, codeText, invalidRequest, type Bilingual } from '../errors.js';
 import { noteResultCode } from '../metrics/http.js';
 import { inLanguage, messageLanguage } from './message-language.js';
+import { validationText } from './validation-text.js';
 
 export function httpStatusOf(code: number): 400 | 401 | 403 | 429 | 500 {
   switch (code) {
@@ -43,7 +44,7 @@ export function clientErrorStatus(status: number | undefined): number {
 export function sendEnvelope(
   reply: FastifyReply,
   resultCode: number,
-  message: string,
+  message: string | Bilingual,
   status: number = httpStatusOf(resultCode),
   extra?: Readonly<Record<string, unknown>>,
 ): FastifyReply {
@@ -56,23 +57,27 @@ export function sendEnvelope(
     .send({ message: inLanguage(message, lang), resultCode, ...extra });
 }
 
-/** Code 3 with the spec's Russian text and the reason. */
-export function invalidRequestMessage(detail: string): string {
-  return `${RUSSIAN_MESSAGES[ResultCode.InvalidRequest]}: ${detail}`;
+/** Code 3 with the spec's text and the reason, each language whole. */
+export function invalidRequestMessage(detail: Bilingual): Bilingual {
+  return codeText(ResultCode.InvalidRequest, detail);
 }
 
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-}
+/** Fastify's own refusals of a body, by their code; English is Fastify's text. */
+export const FRAMEWORK_REFUSALS_RU: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'тело запроса пусто, а Content-Type его объявляет',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'тело запроса не является JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'тело запроса слишком велико',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'этот Content-Type не принимается',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length не совпадает с телом запроса',
+  FST_ERR_CTP_INVALID_TYPE: 'неверный Content-Type',
+  FST_ERR_CTP_EMPTY_TYPE: 'пустой Content-Type',
+};
 
-function validationText(err: FastifyError): string {
-  const where = err.validationContext ?? 'request';
-  const issues = (err.validation ?? []) as ValidationIssue[];
-  return issues
-    .slice(0, 5)
-    .map((i) => `${where}${(i.instancePath ?? '').replaceAll('/', '.').replace(/\.$/, '')}: ${i.message ?? 'invalid'}`)
-    .join('; ');
+/** A refusal of the framework in both languages: JSON that does not parse has no code of Fastify's own. */
+function frameworkRefusal(err: FastifyError): Bilingual {
+  const known = err.code ? FRAMEWORK_REFUSALS_RU[err.code] : undefined;
+  const ru = known ?? (err instanceof SyntaxError ? FRAMEWORK_REFUSALS_RU.FST_ERR_CTP_INVALID_JSON_BODY : undefined);
+  return { ru: ru ?? `запрос отклонён (HTTP ${err.statusCode ?? 400})`, en: err.message };
 }
 
 export function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -85,13 +90,13 @@ export function handleError(err: FastifyError, req: FastifyRequest, reply: Fasti
     return sendEnvelope(reply, err.resultCode, message, status ?? httpStatusOf(err.resultCode), extra);
   }
   if (err.validation) {
-    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err)));
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(validationText(err.validationContext, err.validation ?? [])));
   }
   if (err.code?.startsWith('FST_ERR_CTP_') || (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)) {
-    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(err.message), clientErrorStatus(err.statusCode));
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(frameworkRefusal(err)), clientErrorStatus(err.statusCode));
   }
   req.log.error({ err }, 'unhandled error');
-  return sendEnvelope(reply, ResultCode.InternalError, RUSSIAN_MESSAGES[ResultCode.InternalError]);
+  return sendEnvelope(reply, ResultCode.InternalError, codeText(ResultCode.InternalError));
 }
 
 /** `/a/:id/b` -> a pattern matching its request paths. */
@@ -113,9 +118,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))];
     if (allowed.length > 0) {
       void reply.header('allow', allowed.join(', '));
-      return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`${req.method} is not an operation of ${path}`), 405);
+      return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: `у ${path} нет операции ${req.method}`, en: `${req.method} is not an operation of ${path}` }), 405);
     }
-    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`no operation ${req.method} ${path}`), 404);
+    return sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: `нет операции ${req.method} ${path}`, en: `no operation ${req.method} ${path}` }), 404);
   });
 }
 
@@ -127,5 +132,5 @@ export function isJsonContentType(value: string | undefined): boolean {
 /** preValidation hook: a route with a body schema refuses any Content-Type but JSON. */
 export function requireJsonBody(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const hasBody = req.routeOptions.schema?.body !== undefined;
-  done(hasBody && !isJsonContentType(req.headers['content-type']) ? invalidRequest('Content-Type must be application/json') : undefined);
+  done(hasBody && !isJsonContentType(req.headers['content-type']) ? invalidRequest({ ru: 'Content-Type должен быть application/json', en: 'Content-Type must be application/json' }) : undefined);
 }

@@ -12,7 +12,7 @@ export function installJsonBodyParser(server: FastifyInstance): void {
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     if (!isUtf8(body)) {
-      done(invalidRequest('the body is not valid UTF-8'), undefined);
+      done(invalidRequest({ ru: 'тело запроса не является корректным UTF-8', en: 'the body is not valid UTF-8' }), undefined);
       return;
     }
     void parseJson(req, body.toString('utf8'), done);

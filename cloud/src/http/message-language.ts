@@ -1,11 +1,10 @@
 /**
  * The language of the envelope's message: English when the request's Accept-Language prefers it
- * to Russian, otherwise Russian as the spec shows. One rule: the codes with a Russian text (1, 2,
- * 3, 10; errors.ts) start their message with it, and in English that start is the English text, so
- * a message is in one language whichever the caller asked for. A DomainError may carry both texts
- * whole (`localized`), as the 401s do.
+ * to Russian, otherwise Russian as the spec shows. Every message of the codes with a Russian text
+ * (1, 2, 3, 10; errors.ts) is made in both languages, each whole (`Bilingual`, `codeText`), so a
+ * message is in one language whichever the caller asked for; other codes keep the spec's wording.
  */
-import { ENGLISH_MESSAGES, RUSSIAN_MESSAGES } from '../errors.js';
+import { ENGLISH_MESSAGES, RUSSIAN_MESSAGES, type Bilingual } from '../errors.js';
 
 export type MessageLanguage = 'ru' | 'en';
 
@@ -25,11 +24,12 @@ export function messageLanguage(acceptLanguage: string | string[] | undefined): 
   return best?.lang ?? 'ru';
 }
 
-/** The message in the language: a Russian start of codes 1, 2, 3 and 10 becomes its English text. */
-export function inLanguage(message: string, lang: MessageLanguage): string {
+/** The message in the language; a bare text of codes 1, 2, 3 and 10 becomes its English text. */
+export function inLanguage(message: string | Bilingual, lang: MessageLanguage): string {
+  if (typeof message !== 'string') return message[lang];
   if (lang === 'ru') return message;
   for (const [code, ru] of Object.entries(RUSSIAN_MESSAGES)) {
-    if (message === ru || message.startsWith(`${ru}:`)) return ENGLISH_MESSAGES[Number(code) as keyof typeof ENGLISH_MESSAGES] + message.slice(ru.length);
+    if (message === ru) return ENGLISH_MESSAGES[Number(code) as keyof typeof ENGLISH_MESSAGES];
   }
   return message;
 }

@@ -9,28 +9,29 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ResultCode } from '../../../shared/src/enums.js';
-import { type DomainError, RUSSIAN_MESSAGES, invalidRequest } from '../errors.js';
+import { type Bilingual, type DomainError, codeText, invalidRequest } from '../errors.js';
 import { invalidRequestMessage, sendEnvelope } from './error-handler.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** Longest URL served (414 beyond); Node's header limit (16 KiB) covers the request line and the headers together. */
 export const MAX_URL_LENGTH = 8 * 1024;
 const CRLF = Buffer.from('\r\n');
+const URL_TOO_LONG: Bilingual = { ru: 'слишком длинный URL', en: 'URL too long' };
 
-function parserRefusal(err: ConnectionError): { status: number; reason: string } {
+function parserRefusal(err: ConnectionError): { status: number; reason: Bilingual } {
   // What the parser had read when it gave up (a Buffer, whatever the type says).
   const read: unknown = err.rawPacket;
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, reason: 'the request was not received in time' };
+      return { status: 408, reason: { ru: 'запрос не получен вовремя', en: 'the request was not received in time' } };
     case 'HPE_HEADER_OVERFLOW':
       // Over the limit of request line and headers: the URL is to blame when the request line alone is too long
       // (or had not even ended in what was read).
       return Buffer.isBuffer(read) && read.indexOf(CRLF) >= 0 && read.indexOf(CRLF) <= MAX_URL_LENGTH + 32
-        ? { status: 431, reason: 'request headers too large' }
-        : { status: 414, reason: 'URL too long' };
+        ? { status: 431, reason: { ru: 'заголовки запроса слишком велики', en: 'request headers too large' } }
+        : { status: 414, reason: URL_TOO_LONG };
     default:
-      return { status: 400, reason: 'malformed HTTP request' };
+      return { status: 400, reason: { ru: 'запрос HTTP искажён', en: 'malformed HTTP request' } };
   }
 }
 
@@ -56,7 +57,8 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
     socket.destroy();
     return;
   }
-  const body = JSON.stringify({ message: invalidRequestMessage(reason), resultCode: ResultCode.InvalidRequest });
+  // No request to read Accept-Language from: the spec's language.
+  const body = JSON.stringify({ message: invalidRequestMessage(reason).ru, resultCode: ResultCode.InvalidRequest });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -73,12 +75,12 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   // Before any hook: the answer gets its X-Request-Id here.
   void reply.header(REQUEST_ID_HEADER, req.id);
   if (err.code === 'FST_ERR_BAD_URL') {
-    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('the path is not valid percent-encoding'), 400);
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: 'путь не является корректной процентной кодировкой', en: 'the path is not valid percent-encoding' }), 400);
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('a path parameter is too long'), 414);
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: 'слишком длинный параметр пути', en: 'a path parameter is too long' }), 414);
   } else {
     reply.log.error({ err }, 'router error');
-    void sendEnvelope(reply, ResultCode.InternalError, RUSSIAN_MESSAGES[ResultCode.InternalError]);
+    void sendEnvelope(reply, ResultCode.InternalError, codeText(ResultCode.InternalError));
   }
 }
 
@@ -97,11 +99,11 @@ export function isWellFormedQuery(query: string): boolean {
 /** onRequest hook of the whole server: a URL too long is 414, a query that does not decode is code 3, not ignored. */
 export function checkUrl(req: FastifyRequest, reply: FastifyReply, done: (err?: DomainError) => void): void {
   if (req.url.length > MAX_URL_LENGTH) {
-    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage('URL too long'), 414);
+    void sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(URL_TOO_LONG), 414);
     return;
   }
   const at = req.url.indexOf('?');
-  done(at >= 0 && !isWellFormedQuery(req.url.slice(at + 1)) ? invalidRequest('the query string is not valid percent-encoded UTF-8') : undefined);
+  done(at >= 0 && !isWellFormedQuery(req.url.slice(at + 1)) ? invalidRequest({ ru: 'строка запроса не является корректной процентной кодировкой UTF-8', en: 'the query string is not valid percent-encoded UTF-8' }) : undefined);
 }
 
 /** The Fastify options that route these refusals here. */

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
 import type { Tx } from '../db/transaction.js';
-import { DomainError, invalidRequest } from '../errors.js';
+import { DomainError, invalidRequest, type Bilingual } from '../errors.js';
 import { findKey, insertClaim, type KeyRef, type NewClaim, storeAnswer, takeOverClaim } from '../repositories/idempotency.js';
 import type { ServiceDeps } from '../services.js';
 
@@ -33,13 +33,13 @@ const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /** The key of the header value (unquoted), or code 3. */
 export function parseIdempotencyKey(header: string | string[]): string {
-  if (typeof header !== 'string') throw invalidRequest('Idempotency-Key must be sent once');
+  if (typeof header !== 'string') throw invalidRequest({ ru: 'Idempotency-Key должен быть передан один раз', en: 'Idempotency-Key must be sent once' });
   // Bound the input before any pattern sees it (quotes and escapes at most double the key).
-  if (header.length > MAX_IDEMPOTENCY_HEADER_LENGTH) throw invalidRequest(`Idempotency-Key longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  if (header.length > MAX_IDEMPOTENCY_HEADER_LENGTH) throw invalidRequest({ ru: `Idempotency-Key длиннее ${MAX_IDEMPOTENCY_KEY_LENGTH} символов`, en: `Idempotency-Key longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
   const quoted = SF_STRING.exec(header);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : BARE.test(header) ? header : null;
-  if (key === null) throw invalidRequest('Idempotency-Key must be a quoted string or printable ASCII without spaces');
-  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw invalidRequest(`Idempotency-Key must have 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  if (key === null) throw invalidRequest({ ru: 'Idempotency-Key должен быть строкой в кавычках или печатными символами ASCII без пробелов', en: 'Idempotency-Key must be a quoted string or printable ASCII without spaces' });
+  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw invalidRequest({ ru: `Idempotency-Key должен содержать от 1 до ${MAX_IDEMPOTENCY_KEY_LENGTH} символов`, en: `Idempotency-Key must have 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
   return key;
 }
 
@@ -57,15 +57,16 @@ const IN_FLIGHT_RETRY_SECONDS = 1;
 const CLAIM_ATTEMPTS = 5;
 
 /** The messages of the two refusals (the OpenAPI document shows them as examples). */
-export const KEY_REUSED_MESSAGE = 'Idempotency-Key is already used for another request';
-export const KEY_IN_FLIGHT_MESSAGE = 'A request with this Idempotency-Key is still being processed';
+export const KEY_REUSED_MESSAGE: Bilingual = { ru: 'Idempotency-Key уже использован для другого запроса', en: 'Idempotency-Key is already used for another request' };
+export const KEY_IN_FLIGHT_MESSAGE: Bilingual = { ru: 'Запрос с этим Idempotency-Key ещё выполняется', en: 'A request with this Idempotency-Key is still being processed' };
 
 function reusedWithOtherRequest(): DomainError {
-  return new DomainError(ResultCode.InvalidRequest, KEY_REUSED_MESSAGE, { status: 422 });
+  return invalidRequest(KEY_REUSED_MESSAGE, { status: 422 });
 }
 
 export function keyInFlight(): DomainError {
-  return new DomainError(ResultCode.TooManyRequests, KEY_IN_FLIGHT_MESSAGE, {
+  return new DomainError(ResultCode.TooManyRequests, KEY_IN_FLIGHT_MESSAGE.ru, {
+    localized: KEY_IN_FLIGHT_MESSAGE,
     status: 409,
     retryAfterSeconds: IN_FLIGHT_RETRY_SECONDS,
   });

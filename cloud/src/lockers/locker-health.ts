@@ -8,6 +8,6 @@ import { findLocker } from '../repositories/lockers.js';
 export async function lockerHealth(db: Tx, lockerId: number): Promise<StoredHealthReport | null> {
   const stored = await healthReportOf(db, lockerId);
   if (stored) return stored;
-  if (!(await findLocker(db, lockerId))) throw invalidRequest(`locker ${lockerId} not found`);
+  if (!(await findLocker(db, lockerId))) throw invalidRequest({ ru: `постамат ${lockerId} не найден`, en: `locker ${lockerId} not found` });
   return null;
 }

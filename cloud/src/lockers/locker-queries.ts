@@ -37,7 +37,7 @@ function lockerView(deps: ServiceDeps, locker: Locker): Promise<LockerView> {
 
 async function knownLocker(deps: ServiceDeps, marketplace: Caller, lockerId: number): Promise<Locker> {
   const locker = await findLocker(deps.cdb.db, lockerId);
-  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest(`postamatId ${lockerId} not found`);
+  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest({ ru: `postamatId ${lockerId} не найден`, en: `postamatId ${lockerId} not found` });
   return locker;
 }
 

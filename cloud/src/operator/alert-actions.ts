@@ -12,8 +12,8 @@ import { type Actor, audit, targets } from './audit.js';
 
 async function activeAlert(tx: Parameters<typeof findAlert>[0], alertId: number): Promise<Alert> {
   const alert = await findAlert(tx, alertId);
-  if (!alert) throw invalidRequest(`alert ${alertId} not found`);
-  if (alert.status === 'history') throw invalidRequest(`${alertId} is a routine fact (history), not an alert`);
+  if (!alert) throw invalidRequest({ ru: `оповещение ${alertId} не найдено`, en: `alert ${alertId} not found` });
+  if (alert.status === 'history') throw invalidRequest({ ru: `${alertId} — обычное событие (history), а не оповещение`, en: `${alertId} is a routine fact (history), not an alert` });
   return alert;
 }
 
@@ -46,7 +46,7 @@ export async function assign(deps: ServiceDeps, actor: Actor, alertId: number, a
   const now = deps.clock.now();
   const alert = await transaction(deps.cdb, async (tx) => {
     const found = await activeAlert(tx, alertId);
-    if (found.status === 'resolved') throw invalidRequest(`alert ${alertId} is resolved`);
+    if (found.status === 'resolved') throw invalidRequest({ ru: `оповещение ${alertId} уже закрыто`, en: `alert ${alertId} is resolved` });
     if (found.assignee === assignee) return found;
     await audit(tx, actor, now, 'alert.assign', targets.alert(alertId), { kind: found.kind, from: found.assignee, to: assignee }, { lockerId: found.lockerId, orderId: found.orderId });
     return assignAlert(tx, alertId, assignee);

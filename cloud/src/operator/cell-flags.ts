@@ -23,7 +23,7 @@ export interface CellFlagsAnswer {
 export async function setCellFlags(deps: ServiceDeps, lockerId: number, cellId: number, changes: FlagChanges, actor: Actor): Promise<CellFlagsAnswer> {
   const outcome = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
     const cell = await findCell(tx, lockerId, cellId);
-    if (!cell) throw invalidRequest(`cell ${cellId} of postamat ${lockerId} not found`);
+    if (!cell) throw invalidRequest({ ru: `ячейка ${cellId} постамата ${lockerId} не найдена`, en: `cell ${cellId} of postamat ${lockerId} not found` });
     const before = cell.flags;
     const after = CELL_FLAGS.filter((f) => changes[f] ?? before.includes(f));
     if (after.join() === before.join()) return { flags: after, changed: false };

@@ -37,13 +37,13 @@ export async function requestCellOpen(deps: ServiceDeps, lockerId: number, cellI
   const notAfter = now + req.maxAgeSeconds * 1000;
   const cseq = await lockerTransaction(deps.cdb, [lockerId], async (tx) => {
     const commandTypes = await announcedCommandTypes(tx, lockerId);
-    if (commandTypes === undefined) throw invalidRequest(`locker ${lockerId} not found`);
+    if (commandTypes === undefined) throw invalidRequest({ ru: `постамат ${lockerId} не найден`, en: `locker ${lockerId} not found` });
     if (!acceptsCellOpen(commandTypes)) {
       // An agent that does not know the command would refuse the whole batch, over and over.
-      throw invalidRequest(`locker ${lockerId} has not announced cell.open (its agent is older, or has not connected since)`);
+      throw invalidRequest({ ru: `постамат ${lockerId} не объявил cell.open (его агент старее или с тех пор не подключался)`, en: `locker ${lockerId} has not announced cell.open (its agent is older, or has not connected since)` });
     }
     const cell = await findCell(tx, lockerId, cellId);
-    if (!cell) throw invalidRequest(`cell ${cellId} of locker ${lockerId} not found`);
+    if (!cell) throw invalidRequest({ ru: `ячейка ${cellId} постамата ${lockerId} не найдена`, en: `cell ${cellId} of locker ${lockerId} not found` });
     const { cseqs: [seq] } = await recordChange(tx, { at: now, commands: [{ lockerId, body: { type: 'cell.open', cellId, reason: req.reason, notAfter } }] });
     await audit(tx, actor, now, 'cell.open', targets.cell(lockerId, cellId), { cseq: seq, openReason: req.reason, notAfter: new Date(notAfter).toISOString() }, { lockerId });
     return seq!;

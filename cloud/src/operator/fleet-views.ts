@@ -136,7 +136,7 @@ export function frontPositions(cells: readonly Pick<Cell, 'id' | 'bus' | 'board'
 export async function lockerWithGrid(deps: ServiceDeps, lockerId: number) {
   const db = deps.cdb.db;
   const locker = await findLocker(db, lockerId);
-  if (!locker) throw invalidRequest(`locker ${lockerId} not found`);
+  if (!locker) throw invalidRequest({ ru: `постамат ${lockerId} не найден`, en: `locker ${lockerId} not found` });
   const [list, cells, holders, doors, marks] = [
     await lockerList(deps, { lockerId, page: 1, pageSize: 1 }),
     await cellsOf(db, lockerId),

@@ -18,8 +18,8 @@ export type ExtensionRequest = { days: number } | { until: number };
 function hoursToAdd(req: ExtensionRequest, holdUntil: number): number {
   if ('days' in req) return req.days * 24;
   const hours = Math.ceil((req.until - holdUntil) / HOUR_MS);
-  if (hours < 1) throw invalidRequest(`until must be after the current end of storage ${new Date(holdUntil).toISOString()}`);
-  if (hours > MAX_EXTENSION_DAYS * 24) throw invalidRequest(`until is more than ${MAX_EXTENSION_DAYS} days after the current end of storage`);
+  if (hours < 1) throw invalidRequest({ ru: `until должен быть позже текущего конца хранения ${new Date(holdUntil).toISOString()}`, en: `until must be after the current end of storage ${new Date(holdUntil).toISOString()}` });
+  if (hours > MAX_EXTENSION_DAYS * 24) throw invalidRequest({ ru: `until позже текущего конца хранения более чем на ${MAX_EXTENSION_DAYS} дн.`, en: `until is more than ${MAX_EXTENSION_DAYS} days after the current end of storage` });
   return hours;
 }
 

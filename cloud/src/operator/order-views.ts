@@ -66,7 +66,7 @@ export interface TimelineEntry {
 
 export async function orderTimeline(deps: ServiceDeps, orderId: string) {
   const order = await findOrderById(deps.cdb.db, orderId);
-  if (!order) throw invalidRequest(`order ${orderId} not found`);
+  if (!order) throw invalidRequest({ ru: `заказ ${orderId} не найден`, en: `order ${orderId} not found` });
   const h = await orderHistory(deps.cdb.db, orderId, [order.locker_id]);
   const kindOf = new Map(h.notifications.map((n) => [n.id, n.kind]));
   const entries: TimelineEntry[] = [
@@ -153,7 +153,7 @@ function presentNotification(n: NotificationOutcome) {
 export async function orderSummary(deps: ServiceDeps, orderId: string) {
   const db = deps.cdb.db;
   const order = await findOrderById(db, orderId);
-  if (!order) throw invalidRequest(`order ${orderId} not found`);
+  if (!order) throw invalidRequest({ ru: `заказ ${orderId} не найден`, en: `order ${orderId} not found` });
   const rows = await orderSummaryRows(db, orderId, order.locker_id);
   const codeSent = rows.notifications.find((n) => n.kind === 'user-access-code');
   return {

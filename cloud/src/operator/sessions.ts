@@ -8,7 +8,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ResultCode } from '../../../shared/src/enums.js';
-import { DomainError, RUSSIAN_MESSAGES } from '../errors.js';
+import type { DomainError} from '../errors.js';
+import { codeError } from '../errors.js';
 import { authenticateOperator } from '../http/auth.js';
 import {
   deleteExpiredSessions,
@@ -40,7 +41,7 @@ function hashToken(token: string): string {
 }
 
 function unauthorized(): DomainError {
-  return new DomainError(ResultCode.AuthorizationError, RUSSIAN_MESSAGES[ResultCode.AuthorizationError]);
+  return codeError(ResultCode.AuthorizationError);
 }
 
 function idleMs(deps: Pick<ServiceDeps, 'config'>): number {

@@ -34,7 +34,7 @@ export type CreateMode = 'smartorder/create' | 'order/create';
 
 function replayAnswer(order: OrderRow, hash: string): unknown {
   if (order.request_hash !== hash) {
-    throw invalidRequest(`externalId ${order.external_id} is already used by an order created with other data`);
+    throw invalidRequest({ ru: `externalId ${order.external_id} уже занят заказом с другими данными`, en: `externalId ${order.external_id} is already used by an order created with other data` });
   }
   return JSON.parse(order.create_response) as unknown;
 }
@@ -63,7 +63,7 @@ async function createInTransaction(tx: Tx, { deps, marketplace, req, mode, hash,
   const head = await reservationHead(tx, lockerId, marketplace.id, req.externalId);
   const earlier = head.order ?? (head.occupancyVersion === undefined ? await findOrder(tx, marketplace.id, req.externalId) : undefined);
   if (earlier) return { answer: await recordAnswer(deps.request, tx, replayAnswer(earlier, hash) as ReservationResult | OrderAck) };
-  if (head.occupancyVersion === undefined) throw invalidRequest(`postamatId ${lockerId} not found`);
+  if (head.occupancyVersion === undefined) throw invalidRequest({ ru: `postamatId ${lockerId} не найден`, en: `postamatId ${lockerId} not found` });
 
   const cached = occupancy.current(lockerId, head.occupancyVersion);
   deps.metrics.reservations.occupancyRead(cached ? 'memory' : 'database');

@@ -77,5 +77,5 @@ export async function nearestLockersWithRoom(deps: ServiceDeps, marketplaceId: s
 /** The 32 refusal with `nearestLockers` when there are any. */
 export async function withNearestLockers(deps: ServiceDeps, marketplaceId: string, err: NoCellsError): Promise<DomainError> {
   const nearestLockers = await nearestLockersWithRoom(deps, marketplaceId, err.room);
-  return nearestLockers.length === 0 ? err : new DomainError(err.resultCode, err.message, { extra: { nearestLockers } });
+  return nearestLockers.length === 0 ? err : new DomainError(err.resultCode, err.message, { ...err.options, extra: { nearestLockers } });
 }

@@ -12,13 +12,13 @@ export async function lockerForOrders(db: Tx, lockerId: number, marketplace: { s
 
 /** lockerForOrders on a locker already read (undefined: none of that id). */
 export function checkLockerForOrders(locker: Locker | undefined, lockerId: number, marketplace: { sandbox: boolean }): Locker {
-  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest(`postamatId ${lockerId} not found`);
-  if (!locker.active) throw invalidRequest(`postamatId ${lockerId} is not active`);
+  if (!locker || !seesLocker(marketplace, locker)) throw invalidRequest({ ru: `postamatId ${lockerId} не найден`, en: `postamatId ${lockerId} not found` });
+  if (!locker.active) throw invalidRequest({ ru: `postamatId ${lockerId} не активен`, en: `postamatId ${lockerId} is not active` });
   return locker;
 }
 
 /** dateDelivery may not lie before the locker's today (code 3). */
 export function checkDeliveryDate(dateDelivery: string, locker: Locker, now: number): void {
   const today = localDate(now, locker.timezone);
-  if (dateDelivery < today) throw invalidRequest(`dateDelivery ${dateDelivery} is before the postamat's current date ${today}`);
+  if (dateDelivery < today) throw invalidRequest({ ru: `dateDelivery ${dateDelivery} раньше текущей даты постамата ${today}`, en: `dateDelivery ${dateDelivery} is before the postamat's current date ${today}` });
 }

@@ -39,7 +39,7 @@ export function notFound(): DomainError {
 function checkInvoice(invoice: ClientInvoice): void {
   const sum = invoice.cart.items.reduce((total, item) => total + item.totalSum, 0);
   if (sum !== invoice.cart.prePaymentSum) {
-    throw invalidRequest(`prePaymentSum ${invoice.cart.prePaymentSum} differs from the sum of totalSum of the items (${sum})`);
+    throw invalidRequest({ ru: `prePaymentSum ${invoice.cart.prePaymentSum} не равен сумме totalSum позиций (${sum})`, en: `prePaymentSum ${invoice.cart.prePaymentSum} differs from the sum of totalSum of the items (${sum})` });
   }
 }
 

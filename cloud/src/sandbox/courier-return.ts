@@ -58,12 +58,12 @@ export async function courierCollectsReturns(deps: SandboxDeps, marketplace: Mar
         await hands.closeDoor(lock);
       }
       // A door that did not open shows its error beside the open ones: the wait is for the screen alone.
-      if (opened.length > 0) await until(deps, 'the doors to be recorded closed', async () => ((s) => (s.view.screen === 'courier' && !s.busy ? true : undefined))(await hands.screen()));
+      if (opened.length > 0) await until(deps, { ru: 'двери будут записаны закрытыми', en: 'the doors to be recorded closed' }, async () => ((s) => (s.view.screen === 'courier' && !s.busy ? true : undefined))(await hands.screen()));
     } finally {
       await hands.tap('home');
     }
     if (opened.length > 0) {
-      await until(deps, `the cloud to record the returns at locker ${locker.id}`, async () => {
+      await until(deps, { ru: `облако запишет возвраты в постамате ${locker.id}`, en: `the cloud to record the returns at locker ${locker.id}` }, async () => {
         for (const id of due) {
           const parcels = await loadParcels(deps.cdb.db, id);
           if (parcels.some((p) => p.state === ParcelState.AwaitingReturn && p.cell_id !== null && opened.includes(p.cell_id))) return undefined;

@@ -56,7 +56,7 @@ export async function courierLoads(deps: SandboxDeps, marketplace: Marketplace, 
   } finally {
     await hands.tap('home');
   }
-  await until(deps, `the cloud to record order ${externalId} loaded`, async () => {
+  await until(deps, { ru: `облако запишет заказ ${externalId} заложенным`, en: `the cloud to record order ${externalId} loaded` }, async () => {
     const now = await findOrderById(deps.cdb.db, order.id);
     return now && now.state !== OrderState.New ? true : undefined;
   });
@@ -67,11 +67,11 @@ export async function courierLoads(deps: SandboxDeps, marketplace: Marketplace, 
 
 async function loadOne(deps: SandboxDeps, hands: LockerHands, rig: SandboxRig, parcel: ParcelRow): Promise<void> {
   await hands.scan(parcel.barcode);
-  const open = await screenUntil(deps, hands, `a cell to open for ${parcel.barcode}`, (s) => s.view.screen === 'load_open' && s.view.barcode === parcel.barcode);
+  const open = await screenUntil(deps, hands, { ru: `откроется ячейка для ${parcel.barcode}`, en: `a cell to open for ${parcel.barcode}` }, (s) => s.view.screen === 'load_open' && s.view.barcode === parcel.barcode);
   const lock = lockOf(rig, open.view.cellId!);
   await hands.putParcel(lock);
   await hands.closeDoor(lock);
-  await screenUntil(deps, hands, `the locker to record ${parcel.barcode} loaded`, (s) => s.view.screen === 'courier' && !s.busy);
+  await screenUntil(deps, hands, { ru: `постамат запишет ${parcel.barcode} заложенным`, en: `the locker to record ${parcel.barcode} loaded` }, (s) => s.view.screen === 'courier' && !s.busy);
 }
 
 export interface PickupEffect extends OrderEffect {
@@ -85,7 +85,7 @@ async function pickupCode(deps: SandboxDeps, marketplace: Marketplace, order: Or
   if (given) return given;
   const sent = await listNotifications(deps.cdb.db, { marketplaceId: marketplace.id, orderRef: order.id, limit: 100 });
   const body = sent.find((n) => n.kind === 'user-access-code')?.body as { access_code?: unknown } | undefined;
-  if (typeof body?.access_code !== 'string') throw invalidRequest(`order ${order.external_id} has no pick-up code yet`);
+  if (typeof body?.access_code !== 'string') throw invalidRequest({ ru: `у заказа ${order.external_id} ещё нет кода получения`, en: `order ${order.external_id} has no pick-up code yet` });
   return body.access_code;
 }
 
@@ -108,15 +108,15 @@ export async function customerTakes(deps: SandboxDeps, marketplace: Marketplace,
   const typed = await hands.typeCode(CodeKind.Customer, code);
   const opened = typed.view.screen === 'take_open' ? (typed.view.cells ?? []) : [];
   const failed = typed.view.screen === 'take_open' ? (typed.view.failedCells ?? []) : typed.error?.code === 'door_fault' ? ((typed.error.cells as number[] | undefined) ?? []) : [];
-  if (opened.length === 0 && failed.length === 0) throw invalidRequest(`the customer's code was not accepted: ${JSON.stringify(typed.error)}`);
+  if (opened.length === 0 && failed.length === 0) throw invalidRequest({ ru: `код клиента не принят: ${JSON.stringify(typed.error)}`, en: `the customer's code was not accepted: ${JSON.stringify(typed.error)}` });
   for (const cellId of opened) {
     const lock = lockOf(rig, cellId);
     await hands.takeParcel(lock);
     await hands.closeDoor(lock);
   }
   if (opened.length > 0) {
-    await screenUntil(deps, hands, 'the doors to be recorded closed', (s) => s.view.screen === 'start');
-    await until(deps, `the cloud to record the pick-up of ${externalId}`, async () => {
+    await screenUntil(deps, hands, { ru: 'двери будут записаны закрытыми', en: 'the doors to be recorded closed' }, (s) => s.view.screen === 'start');
+    await until(deps, { ru: `облако запишет получение ${externalId}`, en: `the cloud to record the pick-up of ${externalId}` }, async () => {
       const parcels = await loadParcels(deps.cdb.db, order.id);
       return parcels.some((p) => p.state === ParcelState.Received) ? true : undefined;
     });
@@ -132,7 +132,7 @@ export async function storageRunsOut(deps: SandboxDeps, marketplace: Marketplace
   requireState(order, [OrderState.CourierLoaded], 'storage expiry');
   await rigFor(deps, order.locker_id);
   if (!(await expireOrderNow(deps, order.id, order.locker_id))) requireState((await findOrderById(deps.cdb.db, order.id))!, [OrderState.CourierLoaded], 'storage expiry');
-  await until(deps, `the locker to confirm the end of storage of ${externalId}`, async () => {
+  await until(deps, { ru: `постамат подтвердит конец хранения ${externalId}`, en: `the locker to confirm the end of storage of ${externalId}` }, async () => {
     const now = await findOrderById(deps.cdb.db, order.id);
     return now && now.state !== OrderState.ReturnInitiated ? true : undefined;
   });
@@ -152,7 +152,7 @@ export async function doorJams(deps: SandboxDeps, marketplace: Marketplace, exte
   const held = parcels.find((p) => (p.state === ParcelState.Loaded || p.state === ParcelState.AwaitingReturn) && p.cell_id !== null);
   const reserved = parcels.find((p) => p.state === ParcelState.Pending && p.cell_id !== null);
   const cellId = (held ?? reserved)?.cell_id;
-  if (cellId === undefined || cellId === null) throw invalidRequest(`order ${externalId} holds no cell and has none reserved`);
+  if (cellId === undefined || cellId === null) throw invalidRequest({ ru: `у заказа ${externalId} нет ни занятой, ни зарезервированной ячейки`, en: `order ${externalId} holds no cell and has none reserved` });
   const rig = await rigFor(deps, order.locker_id);
   const lock = lockOf(rig, cellId);
   const hands = new LockerHands(rig);
@@ -201,7 +201,7 @@ export async function deliverNow(deps: SandboxDeps, marketplace: Marketplace): P
   const since = deps.clock.now();
   await makeMarketplaceDue(deps.cdb.db, since, marketplace.id);
   deps.signals.notificationsRecorded();
-  await until(deps, "every order's next notification to be attempted", async () =>
+  await until(deps, { ru: 'будет сделана попытка отправить следующее уведомление каждого заказа', en: "every order's next notification to be attempted" }, async () =>
     (await headsUnattemptedSince(deps.cdb.db, marketplace.id, since)) === 0 ? true : undefined,
   );
   return { undelivered: await undeliveredCount(deps.cdb.db, marketplace.id) };

@@ -6,7 +6,7 @@
 import { CellFlag, CodeKind, type OrderState, ResultCode } from '../../../shared/src/enums.js';
 import { courierWithRoute } from '../couriers/route-sheet.js';
 import type { OrderRow } from '../db/schema.js';
-import { DomainError, invalidRequest } from '../errors.js';
+import { DomainError, codeError, invalidRequest, type Bilingual } from '../errors.js';
 import { localDate } from '../lockers/locker-time.js';
 import type { Marketplace } from '../repositories/accounts.js';
 import { downCursor } from '../repositories/locker-stream.js';
@@ -38,23 +38,26 @@ export interface OrderEffect {
   parcels: ParcelPlace[];
 }
 
-export function sandboxError(status: 503 | 504, message: string): DomainError {
-  return new DomainError(ResultCode.InternalError, message, { status });
+export function sandboxError(status: 503 | 504, detail: Bilingual): DomainError {
+  return codeError(ResultCode.InternalError, detail, { status });
 }
 
 /** A production key on a sandbox path: answered as if the path did not exist. */
 export function requireSandbox(marketplace: Marketplace): void {
   if (!marketplace.sandbox) {
-    throw new DomainError(ResultCode.InvalidRequest, invalidRequest('no such operation: the sandbox operations take only sandbox marketplace keys').message, { status: 404 });
+    throw invalidRequest(
+      { ru: 'нет такой операции: операции песочницы принимают только ключи маркетплейса песочницы', en: 'no such operation: the sandbox operations take only sandbox marketplace keys' },
+      { status: 404 },
+    );
   }
 }
 
-export async function until<T>(deps: SandboxDeps, what: string, probe: () => Promise<T | undefined>): Promise<T> {
+export async function until<T>(deps: SandboxDeps, what: Bilingual, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + deps.timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() >= deadline) throw sandboxError(504, `the sandbox waited ${deps.timeoutMs / 1000} s for ${what}`);
+    if (Date.now() >= deadline) throw sandboxError(504, { ru: `песочница ждала ${deps.timeoutMs / 1000} с: ${what.ru}`, en: `the sandbox waited ${deps.timeoutMs / 1000} s for ${what.en}` });
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
@@ -73,7 +76,7 @@ export function requireState(order: OrderRow, states: readonly OrderState[], doi
 
 export async function rigFor(deps: SandboxDeps, lockerId: number): Promise<SandboxRig> {
   const rig = await deps.lockers?.rigOf(lockerId);
-  if (!rig) throw sandboxError(503, `sandbox locker ${lockerId} is not running in this cloud process (docs/sandbox.md)`);
+  if (!rig) throw sandboxError(503, { ru: `постамат песочницы ${lockerId} не работает в этом процессе облака (docs/sandbox.md)`, en: `sandbox locker ${lockerId} is not running in this cloud process (docs/sandbox.md)` });
   return rig;
 }
 
@@ -86,25 +89,28 @@ export async function effect(deps: SandboxDeps, orderId: string): Promise<OrderE
 /** Waits until the locker applied every command the cloud logged for it so far (grants, codes, orders). */
 export async function lockerCaughtUp(deps: SandboxDeps, lockerId: number): Promise<void> {
   const target = (await downCursor(deps.cdb.db, lockerId))!.nextCseq - 1;
-  await until(deps, `locker ${lockerId} to apply the cloud's commands`, async () => {
+  await until(deps, { ru: `постамат ${lockerId} применит команды облака`, en: `locker ${lockerId} to apply the cloud's commands` }, async () => {
     const cursor = await downCursor(deps.cdb.db, lockerId);
     return cursor && cursor.appliedCseq >= target ? true : undefined;
   });
 }
 
 /** Polls the screen until `done` says so; the screen's error, if it shows one first, ends the operation. */
-export async function screenUntil(deps: SandboxDeps, hands: LockerHands, what: string, done: (s: ScreenState) => boolean): Promise<ScreenState> {
+export async function screenUntil(deps: SandboxDeps, hands: LockerHands, what: Bilingual, done: (s: ScreenState) => boolean): Promise<ScreenState> {
   return until(deps, what, async () => {
     const s = await hands.screen();
     if (done(s)) return s;
-    if (s.error && !s.busy) throw invalidRequest(`the locker's screen answered ${JSON.stringify(s.error)} while waiting for ${what}`);
+    if (s.error && !s.busy) throw invalidRequest({
+        ru: `экран постамата ответил ${JSON.stringify(s.error)}, ожидание: ${what.ru}`,
+        en: `the locker's screen answered ${JSON.stringify(s.error)} while waiting for ${what.en}`,
+      });
     return undefined;
   });
 }
 
 export function lockOf(rig: SandboxRig, cellId: number): { bus: string; board: number; lock: number } {
   const lock = rig.lockOf(cellId);
-  if (!lock) throw sandboxError(503, `sandbox locker ${rig.lockerId} has no cell ${cellId} wired; it restarts with the new layout`);
+  if (!lock) throw sandboxError(503, { ru: `у постамата песочницы ${rig.lockerId} не подключена ячейка ${cellId}; он перезапускается с новой раскладкой`, en: `sandbox locker ${rig.lockerId} has no cell ${cellId} wired; it restarts with the new layout` });
   return lock;
 }
 
@@ -124,7 +130,7 @@ export async function courierSignsIn(deps: SandboxDeps, marketplace: Marketplace
   await hands.tap('home');
   await hands.choose(CodeKind.Courier);
   const signedIn = await hands.typeCode(CodeKind.Courier, code);
-  if (signedIn.view.screen !== 'courier') throw invalidRequest(`the courier could not sign in: ${JSON.stringify(signedIn.error)}`);
+  if (signedIn.view.screen !== 'courier') throw invalidRequest({ ru: `курьер не смог войти: ${JSON.stringify(signedIn.error)}`, en: `the courier could not sign in: ${JSON.stringify(signedIn.error)}` });
   return hands;
 }
 
@@ -140,7 +146,7 @@ export async function repairExercisedJams(deps: SandboxDeps, rig: SandboxRig, ce
     const jam = deps.lockers?.armedJam(rig.lockerId, cellId);
     if (!jam || (await hands.pulses(jam.lock)) === jam.pulses) continue;
     // The flag travels with the locker's facts; the periodic check may repair it first (then it is no longer armed).
-    await until(deps, `locker ${rig.lockerId} to flag cell ${cellId} faulty`, async () =>
+    await until(deps, { ru: `постамат ${rig.lockerId} пометит ячейку ${cellId} faulty`, en: `locker ${rig.lockerId} to flag cell ${cellId} faulty` }, async () =>
       !deps.lockers!.armedJam(rig.lockerId, cellId) || (await findCell(deps.cdb.db, rig.lockerId, cellId))?.flags.includes(CellFlag.Faulty) ? true : undefined,
     );
     await deps.lockers!.repair(rig.lockerId, cellId);

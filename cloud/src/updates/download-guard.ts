@@ -41,5 +41,5 @@ export class DownloadGuard {
 
 function refusal(ms: number): RetryLaterError {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return new RetryLaterError(`too many wrong locker credentials: retry in ${seconds} s`, seconds);
+  return new RetryLaterError(`Слишком много неверных учётных данных постамата: повторите через ${seconds} с`, seconds, `too many wrong locker credentials: retry in ${seconds} s`);
 }

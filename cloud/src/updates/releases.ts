@@ -7,8 +7,8 @@
 import { PROTOCOL_VERSION } from '../../../shared/src/protocol.js';
 import { ReleaseError, releaseKey, sha256, verifyRelease } from '../../../shared/src/release.js';
 import { transaction } from '../db/transaction.js';
-import { DomainError, invalidRequest } from '../errors.js';
-import { ResultCode } from '../../../shared/src/enums.js';
+import type { DomainError} from '../errors.js';
+import { invalidRequest } from '../errors.js';
 import { type Actor, audit, targets } from '../operator/audit.js';
 import { insertRelease, listReleases, releaseById, releaseBySha256, type Release } from '../repositories/releases.js';
 import type { ServiceDeps } from '../services.js';
@@ -43,24 +43,26 @@ export function releaseView(r: Release): ReleaseView {
   };
 }
 
-export function notFound(what: string): DomainError {
-  return new DomainError(ResultCode.InvalidRequest, `${what} not found`, { status: 404 });
+const NOT_FOUND_RU = { release: (id: string) => `выпуск ${id} не найден`, rollout: (id: string) => `раскатка ${id} не найдена` } as const;
+
+export function notFound(kind: keyof typeof NOT_FOUND_RU, id: string): DomainError {
+  return invalidRequest({ ru: NOT_FOUND_RU[kind](id), en: `${kind} ${id} not found` }, { status: 404 });
 }
 
 export async function uploadRelease(deps: ServiceDeps, artifactBase64: string, actor: Actor): Promise<{ release: ReleaseView; created: boolean }> {
   const keys = deps.config.releasePublicKeys;
-  if (keys.length === 0) throw invalidRequest('this cloud trusts no release signing key: set RELEASE_PUBLIC_KEYS');
+  if (keys.length === 0) throw invalidRequest({ ru: 'облако не доверяет ни одному ключу подписи выпусков: задайте RELEASE_PUBLIC_KEYS', en: 'this cloud trusts no release signing key: set RELEASE_PUBLIC_KEYS' });
   const artifact = Buffer.from(artifactBase64, 'base64');
-  if (artifact.length > deps.config.releaseMaxBytes) throw invalidRequest(`the artifact has ${artifact.length} bytes; at most ${deps.config.releaseMaxBytes} (RELEASE_MAX_BYTES)`);
+  if (artifact.length > deps.config.releaseMaxBytes) throw invalidRequest({ ru: `в артефакте ${artifact.length} байт; допустимо не больше ${deps.config.releaseMaxBytes} (RELEASE_MAX_BYTES)`, en: `the artifact has ${artifact.length} bytes; at most ${deps.config.releaseMaxBytes} (RELEASE_MAX_BYTES)` });
   let head;
   try {
     head = verifyRelease(artifact, keys.map(releaseKey));
   } catch (err) {
-    if (err instanceof ReleaseError) throw invalidRequest(`release refused (${err.reason}): ${err.message}`);
+    if (err instanceof ReleaseError) throw invalidRequest({ ru: `выпуск отклонён (${err.reason}): «${err.message}»`, en: `release refused (${err.reason}): ${err.message}` });
     throw err;
   }
   const m = head.manifest;
-  if (m.minProtocol > PROTOCOL_VERSION) throw invalidRequest(`the release needs link protocol ${m.minProtocol}; this cloud speaks ${PROTOCOL_VERSION}`);
+  if (m.minProtocol > PROTOCOL_VERSION) throw invalidRequest({ ru: `выпуску нужен протокол связи ${m.minProtocol}; облако поддерживает ${PROTOCOL_VERSION}`, en: `the release needs link protocol ${m.minProtocol}; this cloud speaks ${PROTOCOL_VERSION}` });
   const digest = sha256(artifact);
   const now = deps.clock.now();
   const out = await transaction(deps.cdb, async (tx) => {
@@ -80,6 +82,6 @@ export async function releasePage(deps: ServiceDeps, page: number, pageSize: num
 
 export async function releaseDetail(deps: ServiceDeps, id: number): Promise<ReleaseView & { manifest: Release['manifest'] }> {
   const r = await releaseById(deps.cdb.db, id);
-  if (!r) throw notFound(`release ${id}`);
+  if (!r) throw notFound('release', String(id));
   return { ...releaseView(r), manifest: r.manifest };
 }

@@ -7,8 +7,8 @@
 import { PROTOCOL_VERSION } from '../../../shared/src/protocol.js';
 import { releaseVersionCompare } from '../../../shared/src/release.js';
 import { transaction, type Tx } from '../db/transaction.js';
-import { DomainError, invalidRequest } from '../errors.js';
-import { ResultCode } from '../../../shared/src/enums.js';
+import type { DomainError} from '../errors.js';
+import { invalidRequest, type Bilingual } from '../errors.js';
 import { type Actor, audit, targets } from '../operator/audit.js';
 import { activeLockers } from '../repositories/lockers.js';
 import { releaseById, type Release } from '../repositories/releases.js';
@@ -111,27 +111,33 @@ async function targetLockers(tx: Tx, target: RolloutTarget): Promise<number[]> {
     case 'lockers': {
       const known = new Set(lockers.map((l) => l.id));
       const unknown = target.lockerIds.filter((id) => !known.has(id));
-      if (unknown.length > 0) throw invalidRequest(`not active lockers of the fleet: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', ...' : ''}`);
+      if (unknown.length > 0) throw invalidRequest({ ru: `не активные постаматы парка: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', ...' : ''}`, en: `not active lockers of the fleet: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', ...' : ''}` });
       return [...new Set(target.lockerIds)];
     }
   }
 }
 
-function conflict(message: string): DomainError {
-  return new DomainError(ResultCode.InvalidRequest, message, { status: 409 });
+function conflict(detail: Bilingual): DomainError {
+  return invalidRequest(detail, { status: 409 });
 }
 
 async function create(tx: Tx, deps: ServiceDeps, req: NewRolloutRequest, actor: Actor, rollbackOf: number | null, now: number): Promise<number> {
   const problem = wavesProblem(req.waves);
-  if (problem) throw invalidRequest(`waves: ${problem}`);
+  if (problem) throw invalidRequest({ ru: `waves: «${problem}»`, en: `waves: ${problem}` });
   const release = await releaseById(tx, req.releaseId);
-  if (!release) throw notFound(`release ${req.releaseId}`);
-  if (release.minProtocol > PROTOCOL_VERSION) throw invalidRequest(`release ${release.version} needs link protocol ${release.minProtocol}; this cloud speaks ${PROTOCOL_VERSION}`);
+  if (!release) throw notFound('release', String(req.releaseId));
+  if (release.minProtocol > PROTOCOL_VERSION) throw invalidRequest({ ru: `выпуску ${release.version} нужен протокол связи ${release.minProtocol}; облако поддерживает ${PROTOCOL_VERSION}`, en: `release ${release.version} needs link protocol ${release.minProtocol}; this cloud speaks ${PROTOCOL_VERSION}` });
   const lockerIds = await targetLockers(tx, req.target);
-  if (lockerIds.length === 0) throw invalidRequest('the target has no active locker');
+  if (lockerIds.length === 0) throw invalidRequest({ ru: 'в цели нет ни одного активного постамата', en: 'the target has no active locker' });
   const busy = await busyLockers(tx, lockerIds);
   if (busy.length > 0) {
-    throw conflict(`lockers already in an unfinished rollout (pause is not enough: abort it first): ${busy.slice(0, 20).join(', ')}${busy.length > 20 ? ', ...' : ''}`);
+    {
+    const listed = `${busy.slice(0, 20).join(', ')}${busy.length > 20 ? ', ...' : ''}`;
+    throw conflict({
+      ru: `постаматы уже в незавершённой раскатке (паузы мало: сначала прервите её): ${listed}`,
+      en: `lockers already in an unfinished rollout (pause is not enough: abort it first): ${listed}`,
+    });
+  }
   }
   const seed = `${now}:${release.sha256}`;
   const ordered = req.target.kind === 'lockers' ? lockerIds : shuffled(lockerIds, seed);
@@ -186,8 +192,8 @@ const ALLOWED: Record<RolloutAction, readonly RolloutState[]> = {
 
 async function act(tx: Tx, deps: ServiceDeps, id: number, action: RolloutAction, actor: Actor, now: number): Promise<Rollout> {
   const r = await lockRollout(tx, id, deps.cdb.engine, false);
-  if (!r) throw notFound(`rollout ${id}`);
-  if (!ALLOWED[action].includes(r.state)) throw conflict(`rollout ${id} is ${r.state}: it cannot ${action}`);
+  if (!r) throw notFound('rollout', String(id));
+  if (!ALLOWED[action].includes(r.state)) throw conflict({ ru: `раскатка ${id} в состоянии ${r.state}: действие ${action} невозможно`, en: `rollout ${id} is ${r.state}: it cannot ${action}` });
   switch (action) {
     case 'pause':
       await updateRollout(tx, id, { state: 'paused' }, now);
@@ -229,15 +235,15 @@ export async function rollBackRollout(deps: ServiceDeps, id: number, req: Rollba
   const now = deps.clock.now();
   const view = await transaction(deps.cdb, async (tx) => {
     const r = await lockRollout(tx, id, deps.cdb.engine, false);
-    if (!r) throw notFound(`rollout ${id}`);
+    if (!r) throw notFound('rollout', String(id));
     const from = (await releaseById(tx, r.releaseId))!;
     const back = await releaseById(tx, req.releaseId);
-    if (!back) throw notFound(`release ${req.releaseId}`);
+    if (!back) throw notFound('release', String(req.releaseId));
     if (releaseVersionCompare(back.version, from.version) >= 0 || !back.rollbackFrom.includes(from.version)) {
-      throw invalidRequest(`release ${back.version} is not a signed rollback from ${from.version} (its rollbackFrom: ${back.rollbackFrom.join(', ') || 'none'})`);
+      throw invalidRequest({ ru: `выпуск ${back.version} не является подписанным откатом с ${from.version} (его rollbackFrom: ${back.rollbackFrom.join(', ') || '—'})`, en: `release ${back.version} is not a signed rollback from ${from.version} (its rollbackFrom: ${back.rollbackFrom.join(', ') || 'none'})` });
     }
     const lockerIds = await memberIdsIn(tx, id, ['confirmed', 'switching']);
-    if (lockerIds.length === 0) throw invalidRequest(`no locker of rollout ${id} runs ${from.version}`);
+    if (lockerIds.length === 0) throw invalidRequest({ ru: `ни один постамат раскатки ${id} не работает на ${from.version}`, en: `no locker of rollout ${id} runs ${from.version}` });
     if (r.state === 'running' || r.state === 'paused' || r.state === 'halted') await act(tx, deps, id, 'abort', actor, now);
     const newId = await create(tx, deps, { ...req, target: { kind: 'lockers', lockerIds } }, actor, id, now);
     await audit(tx, actor, now, 'rollout.rollback', targets.rollout(id), { rollout: newId, releaseId: back.id, version: back.version, lockers: lockerIds.length });

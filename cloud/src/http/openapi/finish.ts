@@ -9,7 +9,7 @@ import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import type { ResultCode } from '../../../../shared/src/enums.js';
 import type { KeyOwnerKind } from '../auth.js';
-import { httpStatusOf, invalidRequestMessage } from '../error-handler.js';
+import { FRAMEWORK_REFUSALS_RU, httpStatusOf, invalidRequestMessage } from '../error-handler.js';
 import { KEY_IN_FLIGHT_MESSAGE, KEY_REUSED_MESSAGE } from '../../idempotency/idempotency-key.js';
 import { HTTP_METHODS, type ExampleObject, type JsonObject, type OpenApiDocument, type Operation, type Response } from './document-types.js';
 import { OPERATION_EXAMPLES } from './examples/index.js';
@@ -35,9 +35,9 @@ const ERROR_STATUS: Record<string, string> = {
 
 /** Statuses a refusal names itself (not httpStatusOf its code): the body limit and the Idempotency-Key's two. */
 const STATUS_NAMED_BY_ERROR: Record<string, { code: ResultCode; message: string }> = {
-  '413': { code: 3, message: invalidRequestMessage('Request body is too large') },
-  '409': { code: 4, message: KEY_IN_FLIGHT_MESSAGE },
-  '422': { code: 3, message: KEY_REUSED_MESSAGE },
+  '413': { code: 3, message: invalidRequestMessage({ ru: FRAMEWORK_REFUSALS_RU.FST_ERR_CTP_BODY_TOO_LARGE!, en: 'Request body is too large' }).ru },
+  '409': { code: 4, message: KEY_IN_FLIGHT_MESSAGE.ru },
+  '422': { code: 3, message: invalidRequestMessage(KEY_REUSED_MESSAGE).ru },
 };
 
 const RATE_LIMIT_HEADERS: Record<string, JsonObject> = {

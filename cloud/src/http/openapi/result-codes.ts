@@ -9,7 +9,9 @@ import { RUSSIAN_MESSAGES } from '../../errors.js';
 import { TOO_MANY_WRONG_CODES_MESSAGE } from '../../guard/code-guessing.js';
 import { TOO_MANY_REQUESTS_MESSAGE } from '../../guard/request-limits.js';
 import type { KeyOwnerKind } from '../auth.js';
+import { ISSUE_TEXTS } from '../../contract/issue-texts.js';
 import { httpStatusOf, invalidRequestMessage } from '../error-handler.js';
+import { validationText } from '../validation-text.js';
 
 export interface ResultCodeInfo {
   /** The constant's name in shared/src/enums.ts (also `x-enum-varnames`). */
@@ -30,7 +32,7 @@ const INFO: Record<CodeName, Omit<ResultCodeInfo, 'name'>> = {
   InternalError: { description: 'a failure of the service; the request may be sent again', message: RUSSIAN_MESSAGES[ResultCode.InternalError] },
   InvalidRequest: {
     description: 'malformed request (JSON, Content-Type, types, limits, unknown locker, date in the past); the message says what; nothing changed',
-    message: invalidRequestMessage('body.externalId: must not be empty'),
+    message: invalidRequestMessage(validationText('body', [{ instancePath: '/externalId', keyword: 'too_small', message: ISSUE_TEXTS.notEmpty.en }])).ru,
   },
   TooManyRequests: {
     description: 'rate limit of the caller, or lockout after too many wrong courier codes; retry after Retry-After seconds',

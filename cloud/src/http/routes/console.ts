@@ -86,7 +86,7 @@ const consoleFiles: FastifyPluginAsync = async (app) => {
   });
   // A missing file is a 404 (the app's handler would call it 405: the wildcard route matches every path).
   app.setNotFoundHandler((req, reply) =>
-    sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`no file ${req.url.split('?')[0] ?? ''}`), 404),
+    sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: `нет файла ${req.url.split('?')[0] ?? ''}`, en: `no file ${req.url.split('?')[0] ?? ''}` }), 404),
   );
 
   const hide = { schema: { hide: true } };
@@ -114,7 +114,7 @@ export const consoleRoutes: FastifyPluginAsync = async (app) => {
   app.get('/', hide, (req, reply) =>
     /\btext\/html\b/.test(req.headers.accept ?? '')
       ? reply.redirect(`${CONSOLE_PREFIX}/`)
-      : sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage(`no operation ${req.method} /`), 404),
+      : sendEnvelope(reply, ResultCode.InvalidRequest, invalidRequestMessage({ ru: `нет операции ${req.method} /`, en: `no operation ${req.method} /` }), 404),
   );
   await app.register(consoleFiles, { prefix: CONSOLE_PREFIX });
 };

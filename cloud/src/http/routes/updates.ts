@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ResultCode } from '../../../../shared/src/enums.js';
 import { mqttPasswordMatches } from '../../broker/mqtt-password.js';
-import { DomainError, RetryLaterError } from '../../errors.js';
+import { DomainError, RetryLaterError, codeError, invalidRequest } from '../../errors.js';
 import { mqttPasswordHash } from '../../repositories/lockers.js';
 import { releaseArtifact, releaseBySha256 } from '../../repositories/releases.js';
 import { mayDownload } from '../../repositories/rollouts.js';
@@ -24,11 +24,15 @@ export const UPDATES_PREFIX = '/updates';
 const CACHED_ARTIFACTS = 2;
 
 function unauthorized(): DomainError {
-  return new DomainError(ResultCode.AuthorizationError, 'locker credentials required (HTTP Basic: locker id and its MQTT password)', { status: 401 });
+  return codeError(
+    ResultCode.AuthorizationError,
+    { ru: 'нужны учётные данные постамата (HTTP Basic: id постамата и его пароль MQTT)', en: 'locker credentials required (HTTP Basic: locker id and its MQTT password)' },
+    { status: 401 },
+  );
 }
 
 function notFound(): DomainError {
-  return new DomainError(ResultCode.InvalidRequest, 'no such artifact for this locker', { status: 404 });
+  return invalidRequest({ ru: 'для этого постамата нет такого артефакта', en: 'no such artifact for this locker' }, { status: 404 });
 }
 
 /** `{lockerId, password}` of an HTTP Basic header, or undefined. */
@@ -90,13 +94,13 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
       const release = await releaseBySha256(deps.cdb.db, req.params.sha256);
       if (!release || !(await mayDownload(deps.cdb.db, lockerId, release.id))) throw notFound();
       if (inFlight.has(lockerId)) throw new DomainError(ResultCode.TooManyRequests, 'this locker is downloading already', { status: 429, retryAfterSeconds: 10 });
-      if (inFlight.size >= deps.config.releaseDownloadsMax) throw new RetryLaterError('too many downloads under way; come back later', 30);
+      if (inFlight.size >= deps.config.releaseDownloadsMax) throw new RetryLaterError('Слишком много загрузок одновременно: повторите позже', 30, 'too many downloads under way; come back later');
       const artifact = await artifactOf(req.params.sha256);
       if (!artifact) throw notFound();
       const range = byteRange(req.headers.range, artifact.length);
       reply.header('accept-ranges', 'bytes').header('etag', `"${release.sha256}"`).header('cache-control', 'private, max-age=86400, immutable');
       if (range === 'unsatisfiable') {
-        throw new DomainError(ResultCode.InvalidRequest, 'range not satisfiable', { status: 416, extra: { size: artifact.length } });
+        throw invalidRequest({ ru: 'диапазон Range вне артефакта', en: 'range not satisfiable' }, { status: 416, extra: { size: artifact.length } });
       }
       inFlight.add(lockerId);
       reply.raw.once('close', () => inFlight.delete(lockerId));

@@ -32,7 +32,7 @@ export const fleetRoutes: FastifyPluginAsyncZod<FleetRoutesOptions> = (app, { re
       try {
         return await reloadFleet();
       } catch (err) {
-        if (err instanceof FleetError) throw invalidRequest(err.message);
+        if (err instanceof FleetError) throw invalidRequest({ ru: `файл парка не принят: «${err.message}»`, en: err.message });
         throw err;
       }
     },

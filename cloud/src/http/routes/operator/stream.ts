@@ -58,9 +58,13 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { 
       const operator = operatorOf(req).id;
       const mine = perOperator.get(operator) ?? 0;
       if (mine >= MAX_STREAMS_PER_OPERATOR) {
-        return Promise.reject(new RetryLaterError(`Слишком много открытых потоков у оператора: не более ${MAX_STREAMS_PER_OPERATOR}, закройте лишние`, 30));
+        return Promise.reject(new RetryLaterError(
+            `Слишком много открытых потоков у оператора: не более ${MAX_STREAMS_PER_OPERATOR}, закройте лишние`,
+            30,
+            `Too many open streams of this operator: at most ${MAX_STREAMS_PER_OPERATOR}, close some`,
+          ));
       }
-      if (open.size >= MAX_STREAMS) return Promise.reject(new RetryLaterError(`Слишком много открытых потоков: не более ${MAX_STREAMS}, повторите позже`, 30));
+      if (open.size >= MAX_STREAMS) return Promise.reject(new RetryLaterError(`Слишком много открытых потоков: не более ${MAX_STREAMS}, повторите позже`, 30, `Too many open streams: at most ${MAX_STREAMS}, retry later`));
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });

@@ -173,7 +173,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     { schema: { operationId: 'getRollout', tags: ['operator'], summary: 'One rollout', security, params: rolloutParams, response: { 200: rolloutView_, ...operatorErrors, 404: operatorErrors[400].describe('no such rollout') } } },
     async (req) => {
       const r = await rolloutById(deps.cdb.db, req.params.rolloutId);
-      if (!r) throw notFound(`rollout ${req.params.rolloutId}`);
+      if (!r) throw notFound('rollout', String(req.params.rolloutId));
       return rolloutView(deps.cdb.db, r);
     },
   );
@@ -193,7 +193,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
     },
     async (req) => {
       const { page, pageSize, state, wave } = req.query;
-      if (!(await rolloutById(deps.cdb.db, req.params.rolloutId))) throw notFound(`rollout ${req.params.rolloutId}`);
+      if (!(await rolloutById(deps.cdb.db, req.params.rolloutId))) throw notFound('rollout', String(req.params.rolloutId));
       const { items, total } = await memberPage(deps.cdb.db, req.params.rolloutId, { state, wave: wave === undefined ? undefined : wave - 1, offset: (page - 1) * pageSize, limit: pageSize });
       return {
         items: items.map((m) => ({
