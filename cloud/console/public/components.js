@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { language, t } from './i18n.js';
+import { DICTIONARIES, language, nameOf, t } from './i18n.js';
 
 export { html };
 
@@ -110,10 +110,13 @@ export function Time({ value }) {
 /** A compact view of a JSON value (alert detail, command body, health report). */
 export function Json({ value }) {
   if (value == null) return html`<span class="muted">—</span>`;
+  if (typeof value === 'string' && value in (DICTIONARIES.en.detailValues ?? {})) return html`<span title=${value}>${nameOf('detailValues', value)}</span>`;
+  if (typeof value === 'boolean') return html`<span>${t(value ? 'yes' : 'no')}</span>`;
   if (typeof value !== 'object') return html`<span>${String(value)}</span>`;
   const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
   if (entries.length === 0) return html`<span class="muted">—</span>`;
-  return html`<dl class="json">${entries.map(([k, v]) => html`<dt>${k}</dt><dd><${Json} value=${v} /></dd>`)}</dl>`;
+  // Keys and known values in the chosen language; the identifier stays in the title for support.
+  return html`<dl class="json">${entries.map(([k, v]) => html`<dt title=${k}>${typeof k === 'number' ? k : nameOf('detailKeys', k)}</dt><dd><${Json} value=${v} /></dd>`)}</dl>`;
 }
 
 // The reason dialog: askReason() opens it and resolves with the values, or null when cancelled.
