@@ -9,6 +9,7 @@ import type { BoardEvent, LockHardware } from '../hw/index.js';
 import type { LockerStore } from '../store/index.js';
 import { recordBoardState } from './boards.js';
 import { DoorSupervisor, type DoorReading } from './doors.js';
+import { Handovers } from './handovers.js';
 import { Keypad } from './keypad.js';
 import { Kiosk } from './kiosk.js';
 import { CellOperations } from './operations.js';
@@ -21,6 +22,7 @@ export class Locker {
   readonly keypad: Keypad;
   readonly kiosk: Kiosk;
   readonly serviceOpens: ServiceOpens;
+  readonly handovers: Handovers;
   private started = false;
   private readonly onBoard = (e: BoardEvent): void => {
     try {
@@ -46,6 +48,7 @@ export class Locker {
       maxCellsPerParcel: config.doors.maxCellsPerParcel,
     });
     this.serviceOpens = new ServiceOpens(store, this.ops, this.doors, clock, logger);
+    this.handovers = new Handovers(store, this.ops, this.doors, clock, logger);
   }
 
   /** Reads every board, resolves interrupted operations, reconciles doors, then starts serving. */
@@ -66,6 +69,7 @@ export class Locker {
     await this.doors.start();
     await this.kiosk.start();
     await this.serviceOpens.start();
+    await this.handovers.start();
   }
 
   /**
@@ -83,6 +87,7 @@ export class Locker {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    await this.handovers.stop();
     await this.serviceOpens.stop();
     await this.kiosk.stop();
     await this.doors.stop();
