@@ -236,6 +236,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
             })
             .meta({ id: 'OrderHandoverAccepted' }),
           ...operatorErrors,
+          409: operatorErrors[400].describe('Code 252: the locker is offline; nothing recorded (the customer is waiting now, a late open would open to nobody)'),
         },
       },
     },
