@@ -11,47 +11,25 @@ import type { EventBody } from '../../../shared/src/protocol.js';
 import { dropPendingHandover, judgeCellOpenAge, markHandoverStarted, pendingHandovers, type PendingHandover } from '../commands/index.js';
 import type { Clock } from '../clock.js';
 import type { LockerStore } from '../store/index.js';
+import { DoorRoundWork } from './door-round-work.js';
 import type { DoorSupervisor } from './doors.js';
 import type { CellOperations } from './operations.js';
 import { pickupFor } from './rules.js';
 
 type Outcome = Extract<EventBody, { type: 'order.handover' }>['outcome'];
 
-export class Handovers {
-  private started = false;
-  private running: Promise<void> | undefined;
-  private readonly onTick = (): void => {
-    this.running ??= this.drain()
-      .catch((err: unknown) => this.logger.error({ err }, 'operator handover failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
-  };
-
+export class Handovers extends DoorRoundWork {
   constructor(
     private readonly store: LockerStore,
     private readonly ops: CellOperations,
-    private readonly doors: DoorSupervisor,
+    doors: DoorSupervisor,
     private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): Promise<void> {
-    if (!this.started) {
-      this.started = true;
-      this.doors.on('tick', this.onTick);
-    }
-    return Promise.resolve();
+    logger: Logger,
+  ) {
+    super(doors, logger, 'operator handover failed');
   }
 
-  async stop(): Promise<void> {
-    if (!this.started) return;
-    this.started = false;
-    this.doors.off('tick', this.onTick);
-    await this.running;
-  }
-
-  private async drain(): Promise<void> {
+  protected async drain(): Promise<void> {
     for (const handover of pendingHandovers(this.store)) {
       if (!this.started) return;
       await this.carryOut(handover);
