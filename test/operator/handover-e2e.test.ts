@@ -126,6 +126,12 @@ describe.each(brokers)('opening the cell for the customer over the %s broker', (
     await w.converged(rig);
     expect(await doorAlarms(rig.lockerId)).toEqual([]);
 
+    // The order's timeline shows the command and what the locker said of it.
+    const timeline = (await w.call('GET', `/operator/orders/${orderId}/timeline`, undefined, 'operator')).body as { entries: { kind: string }[] };
+    const about = (kind: string) => timeline.entries.filter((e) => e.kind === kind && JSON.stringify(e).includes('order.handover'));
+    expect(about('command')).toHaveLength(1);
+    expect(about('locker_event')).toHaveLength(1);
+
     const audit = await w.call('GET', `/operator/audit?orderId=${orderId}`, undefined, 'operator');
     expect(audit.body.items).toMatchObject([
       { action: 'order.handover', operator: 'ops', reason: 'customer_handover', note: 'customer at the locker, code refused; checked by phone', lockerId: rig.lockerId, detail: { rule: 'HO1', cseq: answer.body.cseq } },
