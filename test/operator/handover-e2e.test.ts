@@ -1,6 +1,7 @@
 /**
  * Opening an order's cells for the customer, end to end: the operator API, the locker link over
- * real MQTT (the embedded broker, and the machine's Mosquitto at MQTT_URL when set), a real agent
+ * real MQTT (the embedded broker, and the machine's Mosquitto at MQTT_URL when set; SQLite, and
+ * PostgreSQL at DATABASE_URL when set), a real agent
  * on the hardware simulator, and the marketplace's notification receiver. The door opens once,
  * the customer takes the parcel and closes it: the order is Client received, the marketplace gets
  * order-status 2 once, no door alarm is raised, and the audit keeps the operator's note. A lost
@@ -12,20 +13,24 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NotificationDispatcher, createNotificationDispatcher } from '../../cloud/src/notify/dispatcher.js';
 import { loadNotifySettings } from '../../cloud/src/notify/settings.js';
+import type { Engine } from '../../cloud/src/db/database.js';
 import { markHandoverStarted, pendingHandovers } from '../../agent/src/commands/index.js';
 import { OrderState } from '../../shared/src/enums.js';
 import { requires } from '../helpers/requirements.js';
 import { type AgentRig, type BrokerKind, type LinkWorld, eventually, openLinkWorld } from '../link/link-world.js';
 
-// The embedded broker always; the machine's Mosquitto too when MQTT_URL names it (its skip is printed, and fails under CI).
-const brokers: BrokerKind[] = requires('mqtt-url') ? ['embedded', 'external'] : ['embedded'];
+// SQLite with the embedded broker always; the machine's Mosquitto and PostgreSQL too when named
+// (MQTT_URL, DATABASE_URL: each skip is printed, and fails under CI).
+const worlds: [Engine, BrokerKind][] = [['sqlite', 'embedded']];
+if (requires('mqtt-url')) worlds.push(['sqlite', 'external']);
+if (requires('postgres')) worlds.push(['postgres', 'embedded']);
 
 interface Delivery {
   id?: string;
   event_id?: string;
 }
 
-describe.each(brokers)('opening the cell for the customer over the %s broker', (broker) => {
+describe.each(worlds)('opening the cell for the customer on %s over the %s broker', (engine, broker) => {
   const received: Delivery[] = [];
   let receiver: Server;
   let w: LinkWorld;
@@ -44,7 +49,7 @@ describe.each(brokers)('opening the cell for the customer over the %s broker', (
     await once(receiver, 'listening');
     const address = receiver.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    w = await openLinkWorld('sqlite', broker, { receiver: { url: `http://127.0.0.1:${port}`, login: 'shop', password: 'shop-secret' } });
+    w = await openLinkWorld(engine, broker, { receiver: { url: `http://127.0.0.1:${port}`, login: 'shop', password: 'shop-secret' } });
     const { deps } = w.cloud;
     dispatcher = createNotificationDispatcher(
       { cdb: deps.cdb, clock: deps.clock, signals: deps.signals, logger: pino({ level: 'silent' }) },
