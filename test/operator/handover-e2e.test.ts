@@ -5,7 +5,8 @@
  * on the hardware simulator, and the marketplace's notification receiver. The door opens once,
  * the customer takes the parcel and closes it: the order is Client received, the marketplace gets
  * order-status 2 once, no door alarm is raised, and the audit keeps the operator's note. A lost
- * ack (the cloud sends the command again) and a restart of the agent open nothing twice.
+ * ack (the cloud sends the command again) and a restart of the agent open nothing twice; a jammed
+ * door leaves the order as it was.
  */
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
@@ -180,6 +181,20 @@ describe.each(worlds)('opening the cell for the customer on %s over the %s broke
     expect(await summaryState(orderId)).toBe(OrderState.CourierLoaded);
     const alerts = await w.call('GET', `/operator/lockers/${rig.lockerId}/alerts`, undefined, 'operator');
     expect(alerts.body.items).toMatchObject([{ kind: 'order.handover', severity: 'warning', detail: { outcome: 'interrupted' } }]);
+  }, 60_000);
+
+  it('a jammed door: door_fault, the order stays Courier loaded with nothing recorded taken, the cell flagged faulty', async () => {
+    const { rig, orderId, cellId, lock } = await loadedOrder(`HAND-6-${broker}`);
+    rig.sim.setFault({ kind: 'jammed', bus: 'main', board: 0, lock });
+    expect((await handOver(orderId, 'door stuck?')).status).toBe(202);
+    await eventually(async () => (await handoverEvents(rig.lockerId)).length === 1, 'the handover outcome at the cloud');
+    rig.sim.clearFaults();
+    await w.converged(rig);
+    expect(await handoverEvents(rig.lockerId)).toMatchObject([{ outcome: 'door_fault', opened: [], failed: [cellId] }]);
+    expect(await received_(rig.lockerId)).toEqual([]);
+    expect(await summaryState(orderId)).toBe(OrderState.CourierLoaded);
+    const flags = (await w.inbox(rig.lockerId)).filter((e) => e.type === 'cell.flags').map((e) => JSON.parse(e.body) as { cellId: number; reason: string });
+    expect(flags).toMatchObject([{ cellId, reason: 'door_jammed' }]);
   }, 60_000);
 
   it('refuses an offline locker (409, 252), an agent that has not announced the command (3), an order not in the locker (252) and an unknown one (250)', async () => {
