@@ -149,6 +149,12 @@ export const commandBodySchema = z.discriminatedUnion('type', [
    * CELL_OPEN_MAX_AGE_MS (a clock too far behind to judge age: outcome `clock_skew`).
    */
   z.object({ type: z.literal('cell.open'), cellId, reason: z.enum(CELL_OPEN_REASONS), notAfter: epochMs }),
+  /**
+   * An operator hands the order's parcels to the customer at the locker: the cells holding them
+   * open as for the customer's code (each parcel counts as received once its door is confirmed
+   * open). Judged by age like `cell.open`; the outcome comes back as an `order.handover` event.
+   */
+  z.object({ type: z.literal('order.handover'), orderId: z.string().min(1).max(64), notAfter: epochMs }),
 ]);
 export type CommandBody = z.infer<typeof commandBodySchema>;
 export type CommandType = CommandBody['type'];
@@ -217,6 +223,21 @@ export const eventBodySchema = z.discriminatedUnion('type', [
     cseq: seq.min(1),
     cellId,
     outcome: z.enum(['opened', 'jammed', 'unknown', 'stale', 'clock_skew', 'unknown_cell', 'busy', 'failed']),
+  }),
+  /**
+   * What became of an `order.handover` command (`cseq`): opened (every cell holding the order's
+   * parcels opened); partly_opened (some did, `failed` names the others); door_fault (none did);
+   * nothing_to_hand_over (no parcel of the order for the customer is in a cell); stale, clock_skew
+   * (refused by age, as `cell.open`); busy (an operation of the locker holds a cell: refused);
+   * interrupted (the agent stopped while carrying it out: not carried out again).
+   */
+  z.object({
+    type: z.literal('order.handover'),
+    cseq: seq.min(1),
+    orderId: z.string().min(1).max(64),
+    outcome: z.enum(['opened', 'partly_opened', 'door_fault', 'nothing_to_hand_over', 'stale', 'clock_skew', 'busy', 'interrupted']),
+    opened: z.array(cellId).max(64),
+    failed: z.array(cellId).max(64),
   }),
   /** A lock board stopped (or started again) answering. */
   z.object({ type: z.literal('board.state'), bus: z.string().min(1), board: z.number().int().nonnegative(), online: z.boolean() }),

@@ -29,7 +29,7 @@ interface Order {
 type Step =
   | { kind: 'cancel' | 'received' | 'returned'; parcel: number }
   | { kind: 'load'; parcel: number; cell: number }
-  | { kind: 'update' | 'extend' | 'release' | 'displace' | 'expire' | 'confirm' | 'timeout' | 'newCode' | 'startReturn' };
+  | { kind: 'update' | 'extend' | 'release' | 'displace' | 'expire' | 'confirm' | 'timeout' | 'newCode' | 'startReturn' | 'handOver' };
 
 /** Rows no sequence of events can reach. */
 const EXPECTED_UNREACHABLE = new Set(['L6']);
@@ -103,6 +103,16 @@ function run(o: Order, s: Step): number | null {
         expect(o.codesIssued, 'a new code is issued').toBe(issued + 1);
         o.codesReissued++;
       }
+      return null;
+    }
+    case 'handOver': {
+      // The operator's handover (operator/order-handover.ts): only in 3, the state stays; the parcels move by the locker's facts.
+      if (!allowedFrom('handover.request', o.state)) return ResultCode.OperationBadState;
+      expect(o.state, 'handover only in 3').toBe(OrderState.CourierLoaded);
+      const issued = o.codesIssued;
+      apply(o, 'handover.request', o.parcels);
+      expect(o.state).toBe(OrderState.CourierLoaded);
+      expect(o.codesIssued, 'no new code').toBe(issued);
       return null;
     }
     case 'release': {
@@ -181,7 +191,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('cancel' as const), parcel: parcelIndex }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('load' as const), parcel: parcelIndex, cell: fc.integer({ min: 1, max: 4 }) }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constantFrom('received' as const, 'returned' as const), parcel: parcelIndex }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constantFrom('update' as const, 'extend' as const, 'release' as const, 'displace' as const, 'newCode' as const, 'startReturn' as const) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constantFrom('update' as const, 'extend' as const, 'release' as const, 'displace' as const, 'newCode' as const, 'startReturn' as const, 'handOver' as const) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constantFrom('expire' as const, 'confirm' as const, 'timeout' as const) }), weight: 2 },
 );
 const orderArb = fc.array(fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }), { minLength: 1, maxLength: 4 });

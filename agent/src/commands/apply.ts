@@ -16,12 +16,14 @@
  *   stay in force until the cloud's flags carry them, so a command issued before the cloud heard
  *   of a fault does not clear it;
  * - locker.config drops cells that left the layout unless a parcel is still in them;
- * - cell.open (a physical action) is refused when stale by the locker's clock (cell-open.ts).
+ * - cell.open and order.handover (physical actions) are refused when stale by the locker's clock
+ *   (cell-open.ts, order-handover.ts).
  */
 import type { Command, Snapshot } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { LockerStore } from '../store/index.js';
 import { acceptCellOpen } from './cell-open.js';
+import { acceptHandover } from './order-handover.js';
 
 export type ApplyResult =
   | { status: 'applied'; appliedCseq: number }
@@ -69,6 +71,10 @@ function applyBody(store: LockerStore, body: Command): void {
     case 'cell.open':
       // Judged by age now, on the locker's clock; the door opens after the commit (locker/service-opens.ts).
       acceptCellOpen(store, { cseq: body.cseq, cellId: body.cellId, notAfter: body.notAfter });
+      return;
+    case 'order.handover':
+      // Judged by age now; the doors open after the commit (locker/handovers.ts).
+      acceptHandover(store, { cseq: body.cseq, orderId: body.orderId, notAfter: body.notAfter });
       return;
   }
 }

@@ -4,11 +4,13 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { pendingHandovers } from '../commands/index.js';
 import type { AgentConfig } from '../config.js';
 import type { BoardEvent, LockHardware } from '../hw/index.js';
 import type { LockerStore } from '../store/index.js';
 import { recordBoardState } from './boards.js';
 import { DoorSupervisor, type DoorReading } from './doors.js';
+import { Handovers } from './handovers.js';
 import { Keypad } from './keypad.js';
 import { Kiosk } from './kiosk.js';
 import { CellOperations } from './operations.js';
@@ -21,6 +23,7 @@ export class Locker {
   readonly keypad: Keypad;
   readonly kiosk: Kiosk;
   readonly serviceOpens: ServiceOpens;
+  readonly handovers: Handovers;
   private started = false;
   private readonly onBoard = (e: BoardEvent): void => {
     try {
@@ -46,6 +49,7 @@ export class Locker {
       maxCellsPerParcel: config.doors.maxCellsPerParcel,
     });
     this.serviceOpens = new ServiceOpens(store, this.ops, this.doors, clock, logger);
+    this.handovers = new Handovers(store, this.ops, this.doors, clock, logger);
   }
 
   /** Reads every board, resolves interrupted operations, reconciles doors, then starts serving. */
@@ -66,6 +70,7 @@ export class Locker {
     await this.doors.start();
     await this.kiosk.start();
     await this.serviceOpens.start();
+    await this.handovers.start();
   }
 
   /**
@@ -75,6 +80,8 @@ export class Locker {
    */
   quiet(forMs: number): { quiet: true } | { quiet: false; why: 'door_open' | 'operation' | 'screen' } {
     if (this.store.journal.all().length > 0) return { quiet: false, why: 'operation' };
+    // A handover accepted and not yet carried out: a restart now could cut it off between its cells.
+    if (pendingHandovers(this.store).length > 0) return { quiet: false, why: 'operation' };
     if (this.store.cells.all().some((c) => c.door === 'open')) return { quiet: false, why: 'door_open' };
     if (!this.kiosk.unattended(forMs)) return { quiet: false, why: 'screen' };
     return { quiet: true };
@@ -83,6 +90,7 @@ export class Locker {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    await this.handovers.stop();
     await this.serviceOpens.stop();
     await this.kiosk.stop();
     await this.doors.stop();

@@ -8,46 +8,24 @@ import type { EventBody } from '../../../shared/src/protocol.js';
 import { dropPendingCellOpen, judgeCellOpenAge, pendingCellOpens, type PendingCellOpen } from '../commands/index.js';
 import type { Clock } from '../clock.js';
 import type { LockerStore } from '../store/index.js';
+import { DoorRoundWork } from './door-round-work.js';
 import type { DoorSupervisor } from './doors.js';
 import type { CellOperations } from './operations.js';
 
 type Outcome = Extract<EventBody, { type: 'cell.open' }>['outcome'];
 
-export class ServiceOpens {
-  private started = false;
-  private running: Promise<void> | undefined;
-  private readonly onTick = (): void => {
-    this.running ??= this.drain()
-      .catch((err: unknown) => this.logger.error({ err }, 'operator cell open failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
-  };
-
+export class ServiceOpens extends DoorRoundWork {
   constructor(
     private readonly store: LockerStore,
     private readonly ops: CellOperations,
-    private readonly doors: DoorSupervisor,
+    doors: DoorSupervisor,
     private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): Promise<void> {
-    if (!this.started) {
-      this.started = true;
-      this.doors.on('tick', this.onTick);
-    }
-    return Promise.resolve();
+    logger: Logger,
+  ) {
+    super(doors, logger, 'operator cell open failed');
   }
 
-  async stop(): Promise<void> {
-    if (!this.started) return;
-    this.started = false;
-    this.doors.off('tick', this.onTick);
-    await this.running;
-  }
-
-  private async drain(): Promise<void> {
+  protected async drain(): Promise<void> {
     for (const open of pendingCellOpens(this.store)) {
       if (!this.started) return;
       await this.carryOut(open);

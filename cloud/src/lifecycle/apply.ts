@@ -59,6 +59,8 @@ export interface Applied {
   order: OrderRow;
   parcels: ParcelRow[];
   upsertCseq: number;
+  /** The cseqs of the caller's further commands, in their order. */
+  commandCseqs: number[];
   notifications: NotificationDraft[];
   /** Every locker the change recorded commands for. */
   commandLockers: number[];
@@ -147,5 +149,5 @@ export async function applyTransition(tx: Tx, deps: LifecycleDeps | undefined, r
   if (rule.effects.includes('forgetRevocation') && from === OrderState.ReturnInitiated) await forgetRevocation(tx, order.id);
   await recordTransition(tx, { order_id: order.id, at, rule: rule.id, event: req.event, from_state: from, to_state: to, parcels: JSON.stringify(parcelMoves(req.parcelsBefore, parcels)) }, !req.before);
   const commandLockers = [order.locker_id, ...(req.commands ?? []).map((c) => c.lockerId)];
-  return { rule, order, parcels, upsertCseq, notifications, commandLockers, occupancyVersions: recorded.occupancyVersions };
+  return { rule, order, parcels, upsertCseq, commandCseqs: recorded.cseqs.slice(1), notifications, commandLockers, occupancyVersions: recorded.occupancyVersions };
 }

@@ -24,7 +24,8 @@ export type LifecycleEvent =
   | 'revocation.confirmed'
   | 'revocation.timedOut'
   | 'code.regenerate'
-  | 'return.start';
+  | 'return.start'
+  | 'handover.request';
 
 /** What raises each event, for the docs. */
 export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
@@ -42,6 +43,7 @@ export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
   'revocation.timedOut': 'clock: RETURN_CONFIRM_SECONDS after entering 6 without confirmation',
   'code.regenerate': 'operator: POST /operator/orders/{orderId}/code (the customer lost the code, or it leaked)',
   'return.start': 'operator: POST /operator/orders/{orderId}/return (storage ends early: refused, damaged, asked by the marketplace)',
+  'handover.request': "operator: POST /operator/orders/{orderId}/handover (the customer is at the locker and the code does not work)",
 };
 
 /** Predicates on the census of the order's parcels after the event's parcel step. */
@@ -132,6 +134,7 @@ export const ORDER_TRANSITIONS: readonly OrderTransition[] = [
   { id: 'RC1', event: 'revocation.confirmed', from: [ReturnInitiated], guard: 'always', to: AwaitingReturn, effects: ['revokeCode', 'notifyAwaitingReturn', 'forgetRevocation'], note: 'the locker no longer accepts the code' },
   { id: 'RC2', event: 'revocation.timedOut', from: [ReturnInitiated], guard: 'always', to: AwaitingReturn, effects: ['revokeCode', 'notifyAwaitingReturn', 'forgetRevocation'], note: 'at most RETURN_CONFIRM_SECONDS after entering 6' },
   { id: 'CR1', event: 'code.regenerate', from: [CourierLoaded], guard: 'always', to: 'same', effects: ['issueCode'], note: 'the new code replaces the old at the locker; user-access-code with it' },
+  { id: 'HO1', event: 'handover.request', from: [CourierLoaded], guard: 'always', to: 'same', effects: [], note: "an order.handover command after the upsert opens the cells for the customer; the locker's parcel.received facts then move the order (T rows), to 2 once nothing is left" },
   { id: 'OR1', event: 'return.start', from: [CourierLoaded], guard: 'always', to: ReturnInitiated, effects: ['returnLoaded', ...ENTER_RETURN], note: 'what is in the locker is to be returned, as when storage expires' },
 ];
 
@@ -141,6 +144,7 @@ export const STATE_REFUSALS = {
   'storage.extend': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
   'code.regenerate': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
   'return.start': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
+  'handover.request': { code: ResultCode.OperationBadState, message: 'Operation have bad state' },
 } as const;
 
 /** A parcel's state before a step; 'absent' when the order does not have the barcode yet. */

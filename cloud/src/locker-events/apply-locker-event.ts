@@ -57,6 +57,16 @@ async function dispatch(ctx: EventContext): Promise<void> {
         detail: { cseq: event.cseq, outcome: event.outcome },
         clears: event.outcome === 'opened',
       });
+    case 'order.handover':
+      // One per order: a later handover that opened resolves an earlier one that did not.
+      return recordAlert(ctx, {
+        kind: event.type,
+        severity: event.outcome === 'opened' ? 'info' : 'warning',
+        orderId: event.orderId,
+        dedup: event.orderId,
+        detail: { cseq: event.cseq, outcome: event.outcome, opened: event.opened, failed: event.failed },
+        clears: event.outcome === 'opened',
+      });
     case 'keypad.alarm':
       return recordAlert(ctx, { kind: event.type, severity: 'warning', dedup: event.kind, detail: { kind: event.kind, failuresToday: event.failuresToday } });
     case 'barcode.ambiguous':

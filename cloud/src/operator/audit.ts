@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'order.extend',
   'order.code',
   'order.return',
+  'order.handover',
   'notifications.redeliver',
   'release.upload',
   'rollout.create',

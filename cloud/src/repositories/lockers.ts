@@ -134,6 +134,13 @@ export async function announcedCommandTypes(db: Tx, lockerId: number): Promise<s
   return row.command_types === null ? null : (JSON.parse(row.command_types) as string[]);
 }
 
+/** Whether the locker is connected now (its presence), and the command types its agent announced; undefined: no such locker. */
+export async function lockerReach(db: Tx, lockerId: number): Promise<{ online: boolean; commandTypes: string[] | null } | undefined> {
+  const row = await db.selectFrom('lockers').select(['online', 'command_types']).where('id', '=', lockerId).executeTakeFirst();
+  if (!row) return undefined;
+  return { online: row.online === 1, commandTypes: row.command_types === null ? null : (JSON.parse(row.command_types) as string[]) };
+}
+
 /** SHA-256 hex of the locker's MQTT password; null when it has none or is unknown. */
 export async function mqttPasswordHash(db: Tx, lockerId: number): Promise<string | null> {
   const row = await db.selectFrom('lockers').select('mqtt_password_hash').where('id', '=', lockerId).executeTakeFirst();

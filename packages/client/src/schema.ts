@@ -780,6 +780,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/orders/{orderId}/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the order's cells for the customer at the locker (Courier loaded only); the parcels count as received as after a code pick-up
+         * @description Lifecycle row HO1: the order.upsert, then an `order.handover` command with notAfter = now + maxAgeSeconds. The locker opens every cell holding the order's parcels for the customer; each parcel counts as received once its door is confirmed open (parcel.received), so the order becomes Client received and the marketplace gets order-status 2. The outcome comes back as an `order.handover` event (operator alerts). Refused with 252 outside Courier loaded, 250 for an unknown order, 252 (HTTP 409) when the locker is offline, 3 when its agent has not announced order.handover. Audited with the reason customer_handover and the note.
+         */
+        post: operations["handOverOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/audit": {
         parameters: {
             query?: never;
@@ -1584,6 +1604,30 @@ export type components = {
             barcode: string;
             courierExternalId?: string;
             postamatAccessCode?: string;
+        };
+        OrderHandoverAccepted: {
+            orderId: string;
+            externalId: string;
+            lockerId: number;
+            /** @description OrderState now (3: the locker has not reported yet) */
+            state: number;
+            /** @description HO1 */
+            rule: string;
+            /** @description the order.handover command */
+            cseq: number;
+            /** @description epoch ms; the locker refuses the command after it */
+            notAfter: number;
+        };
+        /**
+         * @example {
+         *       "note": "customer at the locker, code not accepted; identity checked by phone"
+         *     }
+         */
+        OrderHandoverInput: {
+            /** @description the operator's own words (kept in the audit log beside the reason customer_handover) */
+            note: string;
+            /** @default 120 */
+            maxAgeSeconds: number;
         };
         OrderStatusNotification: {
             /** @description locker id as text; only in the placement event (3) */
@@ -7147,6 +7191,122 @@ export interface operations {
             };
         };
     };
+    handOverOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the platform order id */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderHandoverInput"];
+            };
+        };
+        responses: {
+            /** @description The order.handover command is recorded after the order's upsert; the outcome comes back as an operator alert (kind order.handover), the order becomes Client received by the locker's parcel.received */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderHandoverAccepted"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 252: the locker is offline; nothing recorded (the customer is waiting now, a late open would open to nobody) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listAudit: {
         parameters: {
             query?: {
@@ -7156,7 +7316,7 @@ export interface operations {
                 /** @description the locker's actions: its cells, its alerts, its orders' extensions */
                 lockerId?: number;
                 orderId?: string;
-                action?: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                action?: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                 /** @description ISO 8601 with an offset; entries at or after it */
                 from?: string;
                 /** @description ISO 8601 with an offset; entries before it */
@@ -7186,7 +7346,7 @@ export interface operations {
                             at: string | null;
                             operator: string;
                             /** @enum {string} */
-                            action: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                            action: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                             /** @description locker:<id>/cell:<id>, alert:<id>, order:<id>, notifications, release:<id> or rollout:<id> */
                             target: string;
                             /** @description the action's reason: its fixed purpose where it has one (cell open), else the operator's words */

@@ -15,6 +15,7 @@ const ACTIONS = [
   'order.extend',
   'order.code',
   'order.return',
+  'order.handover',
   'notifications.redeliver',
   'release.upload',
   'rollout.create',
@@ -45,7 +46,8 @@ export function targetOf(target) {
 export const actionName = (action) => t('auditActions')?.[action] ?? action;
 
 /** A cell open's reason is a fixed purpose (translated); other reasons are the operator's words. */
-const reasonText = (e) => (e.action === 'cell.open' && e.reason ? t(`openReasons.${e.reason}`) : (e.reason ?? ''));
+// A fixed purpose (a cell open's, a handover's) in words; otherwise the operator's own.
+const reasonText = (e) => ((e.action === 'cell.open' || e.action === 'order.handover') && e.reason ? t(`openReasons.${e.reason}`) : (e.reason ?? ''));
 
 /** `datetime-local` values are the operator's local time; the API takes ISO 8601 with an offset. */
 const toIso = (local) => {

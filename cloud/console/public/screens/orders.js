@@ -1,6 +1,7 @@
 // Orders: search by externalId, barcode or phone (GET /operator/orders; phones come masked), and
 // one order's page: a plain summary first (GET /operator/orders/:orderId), its whole history on a
-// timeline one click further (GET /operator/orders/:orderId/timeline), the storage extension as its action.
+// timeline one click further (GET /operator/orders/:orderId/timeline), and the operator's actions on it:
+// the storage extension, a new code, the early return, and opening its cells for the customer.
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, toast, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
@@ -133,6 +134,8 @@ export function OrderScreen({ orderId }) {
   const canAct = useCanAct();
   const [showTimeline, setShowTimeline] = useState(false);
   const [version, setVersion] = useState(0);
+  // The answer of this page's latest handover: shown until the order's page is left.
+  const [handover, setHandover] = useState(null);
   const state = useAsync(() => get(`/orders/${encodeURIComponent(orderId)}`), [orderId, version]);
   const refresh = useThrottled(() => setVersion((v) => v + 1), 500);
   useEffect(() => subscribe('order', (p) => (p === null || String(p.orderId) === orderId) && refresh()), [orderId, refresh]);
@@ -157,6 +160,14 @@ export function OrderScreen({ orderId }) {
     const done = await act({ title, run: ({ reason }) => post(`/orders/${encodeURIComponent(orderId)}/${path}`, { reason }) });
     if (done) refresh();
   };
+  // The customer is at the locker and the code does not work: the order's cells open for them; the note says why.
+  const handOver = async () => {
+    const done = await act({ title: t('handOver'), prompt: t('handOverPrompt'), run: ({ reason }) => post(`/orders/${encodeURIComponent(orderId)}/handover`, { note: reason }) });
+    if (done) {
+      setHandover(done);
+      refresh();
+    }
+  };
   return html`<main data-screen="order" data-order-id=${orderId}>
     <a href="#/orders" class="back">${t('backToOrders')}</a>
     <${Loading} state=${state}>${(s) => html`
@@ -167,8 +178,12 @@ export function OrderScreen({ orderId }) {
           <button data-action="extend" onClick=${extend}>${t('extend')}</button>
           <button data-action="new-code" onClick=${care('code', t('newCode'))}>${t('newCode')}</button>
           <button data-action="start-return" onClick=${care('return', t('startReturn'))}>${t('startReturn')}</button>
+          <button data-action="hand-over" onClick=${handOver}>${t('handOver')}</button>
         </div>`}
       </header>
+      ${handover && html`<p class="handover-result" role="status" data-handover-result=${s.state === 2 ? 'received' : 'sent'}>
+        ${s.state === 2 ? t('handOverDone') : t('handOverSent', handover.cseq, formatTime(handover.notAfter))}
+      </p>`}
       <${OrderSummary} s=${s} onRedeliver=${canAct ? redeliver : null} />`}</${Loading}>
     <button data-action="toggle-timeline" aria-expanded=${showTimeline ? 'true' : 'false'} onClick=${() => setShowTimeline((v) => !v)}>
       ${showTimeline ? t('hideTimeline') : t('showTimeline')}

@@ -308,6 +308,21 @@ export const consoleExamples: Record<string, OperationExamples> = {
     },
     answers: { started: { summary: 'Return initiated', value: { orderId: ORDER_1001, externalId: 'ORD-1001', state: 6, rule: 'OR1' } } },
   },
+  handOverOrder: {
+    success: 'The order.handover command is recorded after the order\'s upsert; the outcome comes back as an operator alert (kind order.handover), the order becomes Client received by the locker\'s parcel.received',
+    codes: [252],
+    requests: {
+      notLoaded: { summary: 'An order not yet in the locker', params: { orderId: ORDER_1001 }, body: { note: 'customer at the locker, code refused' }, status: 400, answer: 'code252' },
+    },
+    answers: {
+      accepted: {
+        status: 202,
+        summary: 'Recorded as command 7 of the locker, refused by it after 12:02 Moscow time',
+        value: { orderId: ORDER_1001, externalId: 'ORD-1001', lockerId: 101, state: 3, rule: 'HO1', cseq: 7, notAfter: 1898845320000 },
+      },
+      offline: { status: 409, summary: 'The locker is offline', value: { message: 'Operation have bad state: locker 101 is offline', resultCode: 252 } },
+    },
+  },
   acknowledgeAlert: {
     success: 'The alert, acknowledged (it stays open until resolved)',
     requests: { unknown: { summary: 'An alert that does not exist', params: { alertId: 999 }, body: { reason: 'technician on the way' }, status: 400, answer: 'code3' } },

@@ -1,9 +1,10 @@
-/** /operator orders: search, one order's timeline, extending its storage. */
+/** /operator orders: search, one order's timeline, and what an operator does for its customer. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requestString } from '../../../contract/common.js';
 import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
 import { careForOrder } from '../../../operator/order-care.js';
+import { HANDOVER_DEFAULT_MAX_AGE_SECONDS, HANDOVER_MAX_AGE_SECONDS, HANDOVER_REASON, handOverOrder } from '../../../operator/order-handover.js';
 import { orderSummary, orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
@@ -199,6 +200,50 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
       },
     },
     async (req) => careForOrder(deps, { operator: operatorOf(req).id, reason: req.body.reason, note: req.body.note ?? null }, req.params.orderId, 'return'),
+  );
+
+  app.post(
+    '/orders/:orderId/handover',
+    {
+      schema: {
+        operationId: 'handOverOrder',
+        tags: ['operator'],
+        summary: "Open the order's cells for the customer at the locker (Courier loaded only); the parcels count as received as after a code pick-up",
+        description:
+          'Lifecycle row HO1: the order.upsert, then an `order.handover` command with notAfter = now + maxAgeSeconds. The locker opens every cell ' +
+          "holding the order's parcels for the customer; each parcel counts as received once its door is confirmed open (parcel.received), so the " +
+          'order becomes Client received and the marketplace gets order-status 2. The outcome comes back as an `order.handover` event (operator ' +
+          'alerts). Refused with 252 outside Courier loaded, 250 for an unknown order, 252 (HTTP 409) when the locker is offline, 3 when its ' +
+          'agent has not announced order.handover. Audited with the reason customer_handover and the note.',
+        security,
+        params: orderParams,
+        body: z
+          .object({
+            note: z.string().trim().min(1).max(500).describe("the operator's own words (kept in the audit log beside the reason customer_handover)"),
+            maxAgeSeconds: z.int().min(1).max(HANDOVER_MAX_AGE_SECONDS).default(HANDOVER_DEFAULT_MAX_AGE_SECONDS),
+          })
+          .meta({ id: 'OrderHandover', example: { note: 'customer at the locker, code not accepted; identity checked by phone' } }),
+        response: {
+          202: z
+            .object({
+              orderId: z.string(),
+              externalId: z.string(),
+              lockerId: z.int(),
+              state: z.int().describe('OrderState now (3: the locker has not reported yet)'),
+              rule: z.string().describe('HO1'),
+              cseq: z.int().describe('the order.handover command'),
+              notAfter: z.int().describe('epoch ms; the locker refuses the command after it'),
+            })
+            .meta({ id: 'OrderHandoverAccepted' }),
+          ...operatorErrors,
+          409: operatorErrors[400].describe('Code 252: the locker is offline; nothing recorded (the customer is waiting now, a late open would open to nobody)'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const actor = { operator: operatorOf(req).id, reason: HANDOVER_REASON, note: req.body.note };
+      return reply.code(202).send(await handOverOrder(deps, actor, req.params.orderId, req.body.maxAgeSeconds));
+    },
   );
   return Promise.resolve();
 };
