@@ -150,7 +150,7 @@ export function buildCollection(doc: OpenApiDocument): object {
         },
       },
     ],
-    variable: ['today', 'orderA', 'orderB', 'routeId', 'orderACell', 'courierAccessCode'].map((key) => ({ key, value: '' })),
+    variable: ['today', 'orderA', 'orderB', 'routeId', 'orderACells', 'courierAccessCode'].map((key) => ({ key, value: '' })),
     item: WALK.map((folder) => ({ name: folder.name, description: folder.description, item: folder.steps.map((step) => request(doc, step)) })),
   };
 }

@@ -73,7 +73,12 @@ const orderB = both(
   },
 );
 
-const cellOf = "pm.collectionVariables.set('orderACell', String(body.reserved[0].cellId));";
+/** Keeps which cell the answer reserved for each parcel of order A: the courier must load it there. */
+const keepCells = [
+  'const cells = {};',
+  'for (const r of body.reserved) for (const b of r.barcodes) cells[b] = r.cellId;',
+  "pm.collectionVariables.set('orderACells', JSON.stringify(cells));",
+];
 
 export const WALK: Folder[] = [
   {
@@ -152,7 +157,7 @@ export const WALK: Folder[] = [
         after: [
           "pm.test('reserves cells for the order', () => pm.expect(body.reserved[0].externalId).to.eql(pm.collectionVariables.get('orderA')));",
           "pm.test('the third parcel fits no cell', () => pm.expect(body.permanentlyRejectedItems).to.eql([pm.collectionVariables.get('orderA') + '-P3']));",
-          cellOf,
+          ...keepCells,
         ],
       },
       {
@@ -177,7 +182,7 @@ export const WALK: Folder[] = [
         requestExample: 'addParcel',
         expects: ['200', 'addParcel'],
         rewrite: orderA,
-        after: ["pm.test('is still New', () => pm.expect(body.state).to.eql(0));"],
+        after: ["pm.test('is still New', () => pm.expect(body.state).to.eql(0));", ...keepCells],
       },
       {
         name: 'order/extension before the load',
@@ -220,7 +225,11 @@ export const WALK: Folder[] = [
         requestExample: 'sandbox',
         expects: ['200', 'loaded'],
         rewrite: setFields({ externalId: '{{orderA}}' }),
-        after: ["pm.test('Courier loaded (3)', () => pm.expect(body.state).to.eql(3));"],
+        after: [
+          "pm.test('Courier loaded (3)', () => pm.expect(body.state).to.eql(3));",
+          "const reserved = JSON.parse(pm.collectionVariables.get('orderACells'));",
+          "pm.test('each parcel in the cell reserved for it', () => body.parcels.filter((p) => p.state === 'loaded').forEach((p) => pm.expect(p.cellId).to.eql(reserved[p.barcode])));",
+        ],
       },
       {
         name: 'order/extension',
