@@ -4,7 +4,7 @@
  * the collection run by Newman's runner with the committed environment, only the base URL set to
  * the started cloud. Every request must answer and every assertion of its test script hold.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import newman, { type NewmanRunSummary } from 'newman';
@@ -36,8 +36,13 @@ function runCollection(baseUrl: string): Promise<NewmanRunSummary> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'collection-'));
+  // The example fleet as it is, but for its receivers: on a shared machine a demo's receiver may
+  // listen at the address they name, and this run's notifications are not for it.
+  const fleet = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8')) as { marketplaces: Record<string, unknown>[] };
+  fleet.marketplaces = fleet.marketplaces.map(({ receiver: _receiver, ...m }) => m);
+  writeFileSync(join(dir, 'fleet.json'), JSON.stringify(fleet));
   cloud = await startCloudProcess({
-    FLEET_FILE: 'deploy/fleet.example.json',
+    FLEET_FILE: join(dir, 'fleet.json'),
     SQLITE_PATH: join(dir, 'cloud.sqlite'),
     SANDBOX_DATA_DIR: join(dir, 'sandbox'),
     LOG_LEVEL: 'info',
