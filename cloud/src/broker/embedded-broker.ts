@@ -14,7 +14,7 @@
  * (./packet-size-guard.ts) and backs the client off (./offender-backoff.ts); at most
  * MAX_INFLIGHT_INBOUND QoS 2 publishes awaiting PUBREL and QUEUE_BEFORE_CONNACK packets before
  * CONNACK; a client that does not read what it is sent is dropped after DRAIN_TIMEOUT_MS;
- * connections per address (./address-limits.ts); `maxSubscriptions` subscription requests per
+ * a byte rate per client (./inbound-rate-limit.ts); connections per address (./address-limits.ts); `maxSubscriptions` subscription requests per
  * connection (./subscription-budget.ts); and no persistent session (clean session only), so
  * nothing is ever queued in the broker for a client that is away.
  */
@@ -28,6 +28,7 @@ import { AddressLimits } from './address-limits.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
 import { LockerCredentials } from './locker-credentials.js';
 import { OffenderBackoff } from './offender-backoff.js';
+import { limitInboundRate } from './inbound-rate-limit.js';
 import { limitPacketSize } from './packet-size-guard.js';
 import { indexedMemoryPersistence } from './retained-index.js';
 import { SubscriptionBudget } from './subscription-budget.js';
@@ -42,6 +43,8 @@ export interface BrokerLimits {
   maxPendingConnectionsPerAddress?: number;
   /** Connections of one address in all. */
   maxConnectionsPerAddress?: number;
+  /** Bytes per second a client (not the cloud) may send, with a burst of two packets at the limit. */
+  maxClientBytesPerSecond?: number;
 }
 
 export interface EmbeddedBrokerOptions extends BrokerLimits {
@@ -74,6 +77,7 @@ export const DEFAULT_BROKER_LIMITS = {
   maxSubscriptions: 16,
   maxPendingConnectionsPerAddress: 512,
   maxConnectionsPerAddress: 10_000,
+  maxClientBytesPerSecond: 1_048_576,
 } as const;
 /** Packets a client may send before its CONNACK (aedes's default is 42). */
 const QUEUE_BEFORE_CONNACK = 16;
@@ -187,6 +191,7 @@ export class EmbeddedBroker {
 
     // noDelay: see shared/src/mqtt-nodelay.ts.
     const maxPacketBytes = this.#opts.maxPacketBytes ?? MAX_MESSAGE_BYTES;
+    const bytesPerSecond = this.#opts.maxClientBytesPerSecond ?? DEFAULT_BROKER_LIMITS.maxClientBytesPerSecond;
     const server = createServer({ noDelay: true }, (socket) => {
       if (!this.#addresses.accept(socket)) {
         this.#opts.logger.warn({ address: socket.remoteAddress }, 'mqtt connection closed: too many unauthenticated connections from its address');
@@ -195,7 +200,14 @@ export class EmbeddedBroker {
       }
       // The cloud's own connection publishes the down messages, bounded by MAX_DOWN_MESSAGE_BYTES.
       const limitOf = (client: Client): number => (this.#identities.get(client)?.kind === 'cloud' ? MAX_DOWN_MESSAGE_BYTES : maxPacketBytes);
-      limitPacketSize(aedes.handle(socket), limitOf, (client, bytes, limit) => this.#oversized(client, bytes, limit));
+      const client = aedes.handle(socket);
+      limitPacketSize(client, limitOf, (c, bytes, limit) => this.#oversized(c, bytes, limit));
+      limitInboundRate(client, {
+        bytesPerSecond,
+        burstBytes: 2 * maxPacketBytes,
+        applies: (c) => this.#identities.get(c)?.kind !== 'cloud',
+        onThrottled: (c, waitMs) => this.#opts.logger.debug({ clientId: c.id, waitMs }, 'mqtt client over its byte rate: reading paused'),
+      });
     });
     this.#server = server;
     const { host, port } = this.#opts;

@@ -58,6 +58,13 @@ export const mqttSettingsSchema = z.object({
     .max(1_000_000)
     .default(DEFAULT_BROKER_LIMITS.maxConnectionsPerAddress)
     .describe('embedded broker: connections from one address in all (lockers behind a NAT share one; the demo and sandbox lockers use 127.0.0.1); beyond, CONNACK "server unavailable"'),
+  maxClientBytesPerSecond: z.coerce
+    .number()
+    .int()
+    .min(65_536)
+    .max(1_073_741_824)
+    .default(DEFAULT_BROKER_LIMITS.maxClientBytesPerSecond)
+    .describe("embedded broker: bytes per second one client (not the cloud) may send, after a burst of two packets at `MQTT_MAX_PACKET_BYTES`; beyond, the broker stops reading its socket for a while, so its publishes wait (nothing is dropped)"),
 });
 export type MqttSettingsInput = z.input<typeof mqttSettingsSchema>;
 export type CloudMqttSettings = z.infer<typeof mqttSettingsSchema>;
@@ -76,6 +83,7 @@ export const MQTT_ENV = {
   maxSubscriptions: 'MQTT_MAX_SUBSCRIPTIONS_PER_CLIENT',
   maxPendingConnectionsPerAddress: 'MQTT_MAX_PENDING_CONNECTIONS_PER_ADDRESS',
   maxConnectionsPerAddress: 'MQTT_MAX_CONNECTIONS_PER_ADDRESS',
+  maxClientBytesPerSecond: 'MQTT_MAX_CLIENT_BYTES_PER_SECOND',
 } as const;
 
 /** This section alone, from `env` then `overrides` (tests). */
@@ -100,6 +108,7 @@ export function mqttPartSettings(s: CloudMqttSettings): MqttSettings {
       maxSubscriptions: s.maxSubscriptions,
       maxPendingConnectionsPerAddress: s.maxPendingConnectionsPerAddress,
       maxConnectionsPerAddress: s.maxConnectionsPerAddress,
+      maxClientBytesPerSecond: s.maxClientBytesPerSecond,
     },
   };
 }
