@@ -102,6 +102,9 @@ export async function connectClient(url: string, c: Credentials): Promise<TestCl
       } catch (err) {
         const code = (err as { code?: unknown }).code;
         if (typeof code === 'number') return code;
+        // mqtt.js rejects a SUBACK whose only filter was refused, carrying the packet.
+        const refused = (err as { packet?: { granted?: unknown[] } }).packet?.granted?.[0];
+        if (typeof refused === 'number') return refused;
         throw err;
       }
     },

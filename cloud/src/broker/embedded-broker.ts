@@ -13,21 +13,41 @@
  * MAX_DOWN_MESSAGE_BYTES) closes the connection at its header
  * (./packet-size-guard.ts) and backs the client off (./offender-backoff.ts); at most
  * MAX_INFLIGHT_INBOUND QoS 2 publishes awaiting PUBREL and QUEUE_BEFORE_CONNACK packets before
- * CONNACK; a client that does not read what it is sent is dropped after DRAIN_TIMEOUT_MS.
+ * CONNACK; a client that does not read what it is sent is dropped after DRAIN_TIMEOUT_MS;
+ * a byte rate per client (./inbound-rate-limit.ts); connections per address (./address-limits.ts); `maxSubscriptions` subscription requests per
+ * connection (./subscription-budget.ts); and no persistent session (clean session only), so
+ * nothing is ever queued in the broker for a client that is away.
  */
-import { type AddressInfo, type Server, createServer } from 'node:net';
+import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Aedes, type AedesPublishPacket, type Client, type PublishPacket, type Subscription } from 'aedes';
 import type { Logger } from 'pino';
 import { MAX_DOWN_MESSAGE_BYTES, MAX_MESSAGE_BYTES } from '../../../shared/src/protocol.js';
 import type { CloudDatabase } from '../db/database.js';
+import { AddressLimits } from './address-limits.js';
 import { type BrokerIdentity, mayPublish, mayRead, mayRetain, maySubscribe } from './acl.js';
 import { LockerCredentials } from './locker-credentials.js';
 import { OffenderBackoff } from './offender-backoff.js';
+import { limitInboundRate } from './inbound-rate-limit.js';
 import { limitPacketSize } from './packet-size-guard.js';
 import { indexedMemoryPersistence } from './retained-index.js';
+import { SubscriptionBudget } from './subscription-budget.js';
 
-export interface EmbeddedBrokerOptions {
+/** The per-client bounds that are settings (MQTT_MAX_*); each defaults to DEFAULT_BROKER_LIMITS. */
+export interface BrokerLimits {
+  /** QoS 2 publishes a client may have awaiting PUBREL. */
+  maxInflightMessages?: number;
+  /** Subscription filters a connection may ask for over its life. */
+  maxSubscriptions?: number;
+  /** Connections of one address not yet authenticated. */
+  maxPendingConnectionsPerAddress?: number;
+  /** Connections of one address in all. */
+  maxConnectionsPerAddress?: number;
+  /** Bytes per second a client (not the cloud) may send, with a burst of two packets at the limit. */
+  maxClientBytesPerSecond?: number;
+}
+
+export interface EmbeddedBrokerOptions extends BrokerLimits {
   db: CloudDatabase;
   logger: Logger;
   /** Interface to listen on, e.g. 0.0.0.0 or 127.0.0.1. */
@@ -47,8 +67,18 @@ export interface EmbeddedBrokerOptions {
   now?: () => number;
 }
 
-/** Lockers publish with QoS 1; a locker's sync window is at most a few hundred messages. */
-const MAX_INFLIGHT_INBOUND = 100;
+/**
+ * Defaults of the per-client bounds (the cloud's MQTT_MAX_* settings). A locker and the cloud
+ * each subscribe to two filters per connection; a locker publishes with QoS 1 (its sync window is
+ * at most a few hundred messages), QoS 2 is bounded for clients that use it anyway.
+ */
+export const DEFAULT_BROKER_LIMITS = {
+  maxInflightMessages: 100,
+  maxSubscriptions: 16,
+  maxPendingConnectionsPerAddress: 512,
+  maxConnectionsPerAddress: 10_000,
+  maxClientBytesPerSecond: 1_048_576,
+} as const;
 /** Packets a client may send before its CONNACK (aedes's default is 42). */
 const QUEUE_BEFORE_CONNACK = 16;
 /** A client whose socket stays full this long is dropped, so it cannot hold the broker's buffers. */
@@ -79,6 +109,8 @@ export class EmbeddedBroker {
   readonly #identities = new WeakMap<Client, BrokerIdentity>();
   readonly #credentials: LockerCredentials;
   readonly #backoff: OffenderBackoff;
+  readonly #addresses: AddressLimits;
+  readonly #subscriptions: SubscriptionBudget;
   #aedes: Aedes | undefined;
   #server: Server | undefined;
   #port: number | undefined;
@@ -88,6 +120,11 @@ export class EmbeddedBroker {
     this.#opts = opts;
     this.#credentials = new LockerCredentials(opts.db, { maxAgeMs: opts.credentialsMaxAgeMs });
     this.#backoff = new OffenderBackoff(opts.now);
+    this.#addresses = new AddressLimits({
+      maxPending: opts.maxPendingConnectionsPerAddress ?? DEFAULT_BROKER_LIMITS.maxPendingConnectionsPerAddress,
+      maxTotal: opts.maxConnectionsPerAddress ?? DEFAULT_BROKER_LIMITS.maxConnectionsPerAddress,
+    });
+    this.#subscriptions = new SubscriptionBudget(opts.maxSubscriptions ?? DEFAULT_BROKER_LIMITS.maxSubscriptions);
   }
 
   /** The bound port (after start). */
@@ -119,12 +156,13 @@ export class EmbeddedBroker {
     await this.#credentials.refresh();
     const aedes = await Aedes.createBroker({
       persistence: indexedMemoryPersistence(),
-      maxInflightInbound: MAX_INFLIGHT_INBOUND,
+      maxInflightInbound: this.#opts.maxInflightMessages ?? DEFAULT_BROKER_LIMITS.maxInflightMessages,
       queueLimit: QUEUE_BEFORE_CONNACK,
       drainTimeout: DRAIN_TIMEOUT_MS,
       authenticate: (client, username, password, done) => {
         const admitted = (identity: BrokerIdentity): void => {
           this.#identities.set(client, identity);
+          this.#addresses.admitted(client.conn as Socket);
           done(null, true);
         };
         const refused = (err: unknown): void => {
@@ -153,10 +191,23 @@ export class EmbeddedBroker {
 
     // noDelay: see shared/src/mqtt-nodelay.ts.
     const maxPacketBytes = this.#opts.maxPacketBytes ?? MAX_MESSAGE_BYTES;
+    const bytesPerSecond = this.#opts.maxClientBytesPerSecond ?? DEFAULT_BROKER_LIMITS.maxClientBytesPerSecond;
     const server = createServer({ noDelay: true }, (socket) => {
+      if (!this.#addresses.accept(socket)) {
+        this.#opts.logger.warn({ address: socket.remoteAddress }, 'mqtt connection closed: too many unauthenticated connections from its address');
+        socket.destroy();
+        return;
+      }
       // The cloud's own connection publishes the down messages, bounded by MAX_DOWN_MESSAGE_BYTES.
       const limitOf = (client: Client): number => (this.#identities.get(client)?.kind === 'cloud' ? MAX_DOWN_MESSAGE_BYTES : maxPacketBytes);
-      limitPacketSize(aedes.handle(socket), limitOf, (client, bytes, limit) => this.#oversized(client, bytes, limit));
+      const client = aedes.handle(socket);
+      limitPacketSize(client, limitOf, (c, bytes, limit) => this.#oversized(c, bytes, limit));
+      limitInboundRate(client, {
+        bytesPerSecond,
+        burstBytes: 2 * maxPacketBytes,
+        applies: (c) => this.#identities.get(c)?.kind !== 'cloud',
+        onThrottled: (c, waitMs) => this.#opts.logger.debug({ clientId: c.id, waitMs }, 'mqtt client over its byte rate: reading paused'),
+      });
     });
     this.#server = server;
     const { host, port } = this.#opts;
@@ -216,6 +267,9 @@ export class EmbeddedBroker {
    */
   #authenticateNow(client: Client, username: string | undefined, password: Buffer | undefined): BrokerIdentity | undefined {
     if (!username || !password) throw authError(BAD_USERNAME_OR_PASSWORD, 'username and password required');
+    // Only clean sessions: a persistent one would queue QoS 1 messages for an absent client without bound.
+    if (!client.clean) throw authError(IDENTIFIER_REJECTED, 'persistent sessions are not kept: connect with clean session');
+    if (!this.#addresses.mayAdmit(client.conn as Socket)) throw authError(SERVER_UNAVAILABLE, 'too many connections from this address');
     const waitMs = this.#backoff.waitFor(client.id);
     if (waitMs > 0) throw Object.assign(authError(SERVER_UNAVAILABLE, `backing off after an oversized packet: ${Math.ceil(waitMs / 1000)} s`), { backoff: true });
     const cloud = this.#opts.cloud;
@@ -253,6 +307,10 @@ export class EmbeddedBroker {
 
   #authorizeSubscribe(client: Client, sub: Subscription): Subscription | null {
     const who = this.#identities.get(client);
+    if (!this.#subscriptions.spend(client)) {
+      this.#opts.logger.warn({ clientId: client.id, filter: sub.topic }, 'mqtt subscription refused: too many subscription requests on this connection');
+      return null;
+    }
     if (who && maySubscribe(who, sub.topic)) return sub;
     this.#opts.logger.warn({ clientId: client.id, filter: sub.topic }, 'mqtt subscription refused');
     return null;

@@ -29,11 +29,18 @@ export function cellIsAccessible(cell: Pick<FleetCell, 'accessible' | 'bottomMm'
   return cell.accessible ?? (cell.bottomMm !== undefined && cell.bottomMm <= locker.accessibleMaxBottomMm);
 }
 
+/**
+ * Cells per locker: the largest lockers built have a few hundred; the bound keeps the largest
+ * `locker.config` and snapshot the cloud sends well inside the agent's message limit
+ * (docs/mqtt-interface.md, Message size).
+ */
+export const MAX_CELLS_PER_LOCKER = 1_000;
+
 export const fleetCellSchema = z.strictObject({
   id: int32.describe('cellId of the API, unique within the locker'),
   width: mm.describe('front opening width, mm'),
   height: mm.describe('front opening height, mm'),
-  bus: z.string().min(1).default('main').describe("name of the agent's bus the board hangs on"),
+  bus: z.string().min(1).max(128).default('main').describe("name of the agent's bus the board hangs on"),
   board: z.int().min(0).max(255).describe('board address on the bus'),
   lock: z.int().min(1).max(255).describe('lock number on the board, 1-based'),
   segment: z
@@ -82,7 +89,7 @@ export const fleetLockerSchema = z.strictObject({
   accessibleMaxBottomMm: mm
     .default(DEFAULT_ACCESSIBLE_MAX_BOTTOM_MM)
     .describe('a cell whose `bottomMm` is at most this counts as reachable from a wheelchair (extension)'),
-  cells: z.array(fleetCellSchema).min(1),
+  cells: z.array(fleetCellSchema).min(1).max(MAX_CELLS_PER_LOCKER),
 });
 export type FleetLocker = z.infer<typeof fleetLockerSchema>;
 

@@ -48,6 +48,7 @@ import { saveHealthReport } from '../repositories/locker-health.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { LockerUpdates, UpdateDownMessage, UpdateSender } from './update-channel.js';
 import { lockerSnapshotBuilder } from './snapshot.js';
+import { commandBatches } from './command-batches.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
 
 export type { ApplyEvent, EventsResult } from './up-stream.js';
@@ -417,7 +418,7 @@ export class LockerLink implements UpdateSender {
     if (plan.kind === 'snapshot') {
       this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'snapshot', snapshot: plan.snapshot });
     } else if (plan.kind === 'commands') {
-      for (const items of chunks(plan.commands, this.#opts.batchSize)) {
+      for (const items of commandBatches(plan.commands, this.#opts.batchSize)) {
         const published = publishSpans(lockerId, items);
         this.#send(lockerId, { v: PROTOCOL_VERSION, type: 'commands', items: published.items });
         published.end();
@@ -473,12 +474,6 @@ function describe(plan: DownPlan): string {
     case 'snapshot':
       return `snapshot at ${plan.snapshot.cseq} (${plan.reason})`;
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 export function createLockerLink(deps: LockerLinkDeps): LockerLink {

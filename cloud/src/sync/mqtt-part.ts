@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { MAX_MESSAGE_BYTES } from '../../../shared/src/protocol.js';
-import { EmbeddedBroker } from '../broker/embedded-broker.js';
+import { type BrokerLimits, EmbeddedBroker } from '../broker/embedded-broker.js';
 import type { LinkMetrics } from '../metrics/link.js';
 import { oversizedReporter } from './oversized-alert.js';
 import type { Clock } from '../clock.js';
@@ -35,6 +35,8 @@ export interface MqttSettings {
   sharedGroup?: string | undefined;
   /** Largest locker message, bytes: the embedded broker's packet limit and the link's check. */
   maxPacketBytes?: number;
+  /** The embedded broker's per-client bounds (its defaults when unset). */
+  brokerLimits?: BrokerLimits;
 }
 
 export interface MqttPartDeps {
@@ -106,6 +108,7 @@ export class MqttPart {
         portSetting: s.brokerPortSetting,
         cloud: { username: s.username, password: s.password },
         maxPacketBytes,
+        ...s.brokerLimits,
         onOversized: (clientId, bytes) => oversized('broker', clientId, bytes),
       });
       await this.#broker.start();

@@ -32,6 +32,36 @@ function frame(message: LiveMessage): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Frames of one stream are written together at most this often: one write, not one per change. */
+export const FLUSH_MS = 50;
+/** A stream whose reader leaves this much unread is closed (the console reconnects and re-reads). */
+export const MAX_UNREAD_BYTES = 1_048_576;
+
+/**
+ * The writer of one stream: a busy cloud makes thousands of changes a second, each a frame for
+ * every open stream, so frames are gathered and written every FLUSH_MS; and a reader that does not
+ * read (a stalled tab, a caller holding slots) cannot make the server buffer without bound.
+ */
+function coalesced(res: ServerResponse): (m: LiveMessage) => void {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (res.destroyed) return;
+    if (res.writableLength > MAX_UNREAD_BYTES) {
+      res.destroy();
+      return;
+    }
+    res.write(pending);
+    pending = '';
+  };
+  res.once('close', () => clearTimeout(timer));
+  return (m) => {
+    pending += frame(m);
+    timer ??= setTimeout(flush, FLUSH_MS);
+  };
+}
+
 export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { deps, heartbeatMs = HEARTBEAT_MS }) => {
   const open = new Set<ServerResponse>();
   const perOperator = new Map<string, number>();
@@ -71,7 +101,7 @@ export const streamRoutes: FastifyPluginAsyncZod<StreamRoutesOptions> = (app, { 
       res.write(': connected\n\n');
       open.add(res);
       perOperator.set(operator, mine + 1);
-      const unsubscribe = deps.signals.live.subscribe((m) => res.write(frame(m)));
+      const unsubscribe = deps.signals.live.subscribe(coalesced(res));
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
       heartbeat.unref();
       res.on('close', () => {
