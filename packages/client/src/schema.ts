@@ -10,7 +10,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Service and database health */
+        /**
+         * Service and database health
+         * @description Liveness: answers 200 while the process serves HTTP, with the kind of database it uses. Needs no key and is not rate limited; use getReadiness to know whether the service can take work.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -27,7 +30,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database, broker link and fleet */
+        /**
+         * Readiness: database, broker link and fleet
+         * @description Readiness for a load balancer: checks that the database answers (with its latency), that the link to the MQTT broker is connected (when this process runs one) and that the fleet file is loaded. Answers 503 with the same body when any check is down. Needs no key.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Create an order and reserve cells for its parcels */
+        /**
+         * Create an order and reserve cells for its parcels
+         * @description Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. With an Idempotency-Key the same request again answers the same and creates nothing; a different body under the same key is refused (422), a concurrent one answers 409. An order whose externalId exists is refused.
+         */
         put: operations["createSmartOrder"];
         post?: never;
         delete?: never;
@@ -62,7 +71,14 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Create an order without reserving cells (fitting free cells must exist now, else 32) */
+        /**
+         * Create an order without reserving cells (fitting free cells must exist now, else 32)
+         * @description Creates an order (state 0, New) without holding cells; fitting free cells must exist at the locker now, else it is refused with 32 and, as an extension, up to five nearby lockers where the parcels fit (nearestLockers). Idempotent with an Idempotency-Key like createSmartOrder.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `32` NoCellsForAllParcels (HTTP 400): not every parcel finds a fitting free cell
+         */
         put: operations["createOrder"];
         post?: never;
         delete?: never;
@@ -79,7 +95,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Update an order in state New (205, 206) */
+        /**
+         * Update an order in state New (205, 206)
+         * @description Changes an order still in state New: parcels are matched by barcode, replaced when found and added when not, and an order created with reservation has its cells reserved again. Refused with 205 for an unknown order and 206 once it has left New. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `205` PostOperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `206` PostOperationWrongState (HTTP 400): the order is no longer New (a parcel is in the locker, or it ended)
+         *     - `32` NoCellsForAllParcels (HTTP 400): not every parcel finds a fitting free cell
+         */
         put: operations["updateOrder"];
         post?: never;
         delete?: never;
@@ -96,7 +121,17 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Cancel one parcel position (205, 207, 208, 211) */
+        /**
+         * Cancel one parcel position (205, 207, 208, 211)
+         * @description Cancels one parcel position of an order. When every position of a New order is cancelled the order becomes Cancelled (5); of a Courier loaded order, Return initiated (6), and the parcels are to be taken back from the locker. Refused for an unknown order or parcel, or a parcel already cancelled, loaded or issued. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `205` PostOperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `207` PackagingNotFound (HTTP 400): the order has no parcel with this barcode
+         *     - `208` PackagingCanceled (HTTP 400): the position is already cancelled
+         *     - `211` PackagingLoadedOrIssued (HTTP 400): the parcel was already taken by the customer or collected
+         */
         put: operations["cancelPosition"];
         post?: never;
         delete?: never;
@@ -114,7 +149,15 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Extend storage by 72 hours (state 3 only; 250, 252) */
+        /**
+         * Extend storage by 72 hours (state 3 only; 250, 252)
+         * @description Moves the end of storage of an order that is in the locker (state 3, Courier loaded) 72 hours later, past the locker's non-working days, and sends the marketplace an expiration-date-changes notification with the new deadline. Refused with 250 for an unknown order and 252 in any other state. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `250` OperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
+         */
         post: operations["extendStorage"];
         delete?: never;
         options?: never;
@@ -131,7 +174,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes) */
+        /**
+         * Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes)
+         * @description Tells a courier where to find an order by one of its parcel barcodes: the locker, its opening hours, how to get in, and the cells holding the parcels. Wrong access codes are counted per barcode: after too many the barcode is refused with 429 (code 4) and Retry-After until the lock-out ends.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         *     - `203` LogistNotFound (HTTP 400): unknown courier, or a wrong access code
+         *     - `210` CourierRouteNotFound (HTTP 400): no active route of the courier goes to the order's locker
+         */
         post: operations["getOrderDetail"];
         delete?: never;
         options?: never;
@@ -148,7 +200,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Free cells for a parcel size from the delivery date on (extension: several lockers with postamatIds) */
+        /**
+         * Free cells for a parcel size from the delivery date on (extension: several lockers with postamatIds)
+         * @description Counts, per date from the delivery date on (CAPACITY_DAYS dates), the cells the marketplace may use at a locker where a parcel of the given size fits and how many of them are free. As an extension, postamatIds asks for several lockers at once. Read-only.
+         */
         post: operations["getCapacity"];
         delete?: never;
         options?: never;
@@ -163,7 +218,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Active lockers the marketplace may use, with dayOffs */
+        /**
+         * Active lockers the marketplace may use, with dayOffs
+         * @description Lists the active lockers the marketplace may use with their addresses and non-working days (dayOffs); scanner filters by barcode scanner and schedule adds the working schedule and special days. Read-only.
+         */
         get: operations["listLockers"];
         put?: never;
         post?: never;
@@ -180,7 +238,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One locker with its cells */
+        /**
+         * One locker with its cells
+         * @description Returns one locker with every cell the marketplace may use (cellsType 0) or only those free for loading now (cellsType 1). An unknown locker, or one the marketplace may not use, is refused with code 3.
+         */
         get: operations["getLocker"];
         put?: never;
         post?: never;
@@ -197,7 +258,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The sandbox lockers, their screens and simulators */
+        /**
+         * The sandbox lockers, their screens and simulators
+         * @description Lists the sandbox lockers of the fleet with their screens and simulators, and whether this cloud process runs them (the other sandbox operations need it to). Only a sandbox marketplace key reaches the sandbox: any other key gets 404.
+         */
         get: operations["listSandboxLockers"];
         put?: never;
         post?: never;
@@ -216,7 +280,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** A courier loads the order at the locker (screen, scanner, doors); answers once the cloud has it Courier loaded */
+        /**
+         * A courier loads the order at the locker (screen, scanner, doors); answers once the cloud has it Courier loaded
+         * @description Plays a courier loading the order at its sandbox locker through the screen, scanner and doors of the simulated hardware, and answers once the cloud has the order Courier loaded (3); the marketplace gets the order-status, user-access-code and expiration-date-changes notifications as in production. Answers 504 when the locker did not get there within the sandbox timeout.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxCourierLoad"];
         delete?: never;
         options?: never;
@@ -233,7 +304,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The customer takes the order with its pick-up code; answers once the cloud has it Client received (or the doors failed) */
+        /**
+         * The customer takes the order with its pick-up code; answers once the cloud has it Client received (or the doors failed)
+         * @description Plays the customer entering the pick-up code at the sandbox locker and taking the parcels; answers once the cloud has the order Client received (2), or with the doors that failed to open. The marketplace gets the order-status notification.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxCustomerPickup"];
         delete?: never;
         options?: never;
@@ -250,7 +328,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The order's storage runs out now; answers once it is Awaiting return (7) */
+        /**
+         * The order's storage runs out now; answers once it is Awaiting return (7)
+         * @description Makes the order's storage run out now and answers once the order is Awaiting return (7); the marketplace gets the order-status notification.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxStorageExpiry"];
         delete?: never;
         options?: never;
@@ -267,7 +352,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The next open of the order's cell fails (the lock jams); answers once the fault is armed */
+        /**
+         * The next open of the order's cell fails (the lock jams); answers once the fault is armed
+         * @description Arms a fault in the simulated locker: the next opening of the order's cell jams. Use it to see how a failed pick-up is reported; resetSandbox repairs it.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxDoorJam"];
         delete?: never;
         options?: never;
@@ -283,10 +375,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** The marketplace's receiver is down for a while (default an hour): deliveries fail and are retried by the policy */
+        /**
+         * The marketplace's receiver is down for a while (default an hour): deliveries fail and are retried by the policy
+         * @description Makes deliveries to the marketplace's notification receiver fail for a while (an hour by default), so that the retry policy can be seen at work; the notifications are kept and retried.
+         */
         put: operations["startSandboxReceiverOutage"];
         post?: never;
-        /** The receiver is back now: what the outage held back is due at once */
+        /**
+         * The receiver is back now: what the outage held back is due at once
+         * @description Ends the receiver outage now: what it held back is due for delivery at once.
+         */
         delete: operations["endSandboxReceiverOutage"];
         options?: never;
         head?: never;
@@ -302,7 +400,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** A courier collects every parcel of the marketplace awaiting return; answers once the cloud recorded them returned */
+        /**
+         * A courier collects every parcel of the marketplace awaiting return; answers once the cloud recorded them returned
+         * @description Plays a courier collecting every parcel of the marketplace that is awaiting return at the sandbox locker; answers once the cloud has recorded them Courier picked up (4), which the marketplace is notified of.
+         */
         post: operations["sandboxCourierReturn"];
         delete?: never;
         options?: never;
@@ -319,7 +420,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The marketplace's undelivered notifications are due now; answers once each order's next one had its attempt */
+        /**
+         * The marketplace's undelivered notifications are due now; answers once each order's next one had its attempt
+         * @description Makes the marketplace's undelivered notifications due now and answers once each order's next notification had its attempt, with how many are still undelivered.
+         */
         post: operations["sandboxDeliverNotifications"];
         delete?: never;
         options?: never;
@@ -336,7 +440,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The marketplace's sandbox starts again: outage ended, open positions cancelled, returns collected, its jams repaired and their flags cleared */
+        /**
+         * The marketplace's sandbox starts again: outage ended, open positions cancelled, returns collected, its jams repaired and their flags cleared
+         * @description Starts the marketplace's sandbox again: ends a receiver outage, cancels the open positions of its orders, collects the parcels awaiting return, repairs the jams it armed and clears their cell flags. Answers what it cancelled, collected and repaired.
+         */
         post: operations["resetSandbox"];
         delete?: never;
         options?: never;
@@ -352,7 +459,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Register or update a courier and create a route sheet (500, 602, 604) */
+        /**
+         * Register or update a courier and create a route sheet (500, 602, 604)
+         * @description Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Refused with 602 when the courier already exists with other data, 604 when externalId is empty, 500 when the partner has no permission profile. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `500` PermissionProfileNotSet (HTTP 400): a locker of the route is outside the partner's permission profile
+         *     - `602` CourierAlreadyExists (HTTP 400): another courier of the partner has this e-mail or phone
+         *     - `604` CourierExtIdEmpty (HTTP 400): the courier's externalId is empty
+         */
         put: operations["registerCourierRoute"];
         post?: never;
         delete?: never;
@@ -368,12 +484,25 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Who is signed in (with the CSRF token of the session) */
+        /**
+         * Who is signed in (with the CSRF token of the session)
+         * @description Tells who is signed in and repeats the CSRF token of the session (empty when the call carries the key header instead, which needs no token). Answers 401 without a valid session or key.
+         */
         get: operations["getOperatorSession"];
         put?: never;
-        /** Sign in to the operator console with an operator key (sets the operator_session cookie) */
+        /**
+         * Sign in to the operator console with an operator key (sets the operator_session cookie)
+         * @description Exchanges an operator key for a console session: sets the operator_session cookie (HttpOnly, SameSite=Strict) and answers the CSRF token that every later request of the session but GET must send as X-CSRF-Token. An unknown key is refused with 401.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `1` AuthorizationError (HTTP 401): no key in the operation's header, a key there not accepted (unknown, revoked or of another kind), or the key sent in another kind's header; the message says which
+         */
         post: operations["signInOperator"];
-        /** Sign out (the session ends, the cookie is cleared) */
+        /**
+         * Sign out (the session ends, the cookie is cleared)
+         * @description Ends the console session and clears its cookie; with the key header there is nothing to end and it answers the same.
+         */
         delete: operations["signOutOperator"];
         options?: never;
         head?: never;
@@ -388,7 +517,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Set or clear cell flags (faulty, dirty, needs_inventory, blocked) */
+        /**
+         * Set or clear cell flags (faulty, dirty, needs_inventory, blocked)
+         * @description Sets the flags of a cell (faulty, dirty, needs_inventory, blocked; an empty list clears them). A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. The change is in the audit log with its reason.
+         */
         put: operations["setCellFlags"];
         post?: never;
         delete?: never;
@@ -426,7 +558,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Load the fleet file again (orders are kept) */
+        /**
+         * Load the fleet file again (orders are kept)
+         * @description Reads the fleet file again and applies it: lockers added, updated or deactivated, marketplaces and partners replaced; orders are kept. A file that does not load is refused and the fleet stays as it was. Audited.
+         */
         post: operations["reloadFleet"];
         delete?: never;
         options?: never;
@@ -441,7 +576,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List notifications (default: failing ones), newest first */
+        /**
+         * List notifications (default: failing ones), newest first
+         * @description Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS), with their attempts. Pick-up codes in bodies are masked.
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -458,7 +596,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit) */
+        /**
+         * Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit)
+         * @description Lists each marketplace's notification receiver with its backlog, its latest attempt and whether it is failing now (from its first failed attempt).
+         */
         get: operations["listReceivers"];
         put?: never;
         post?: never;
@@ -477,7 +618,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Make notifications due now (with every undelivered one of their orders, in order) */
+        /**
+         * Make notifications due now (with every undelivered one of their orders, in order)
+         * @description Makes the chosen notifications due now, together with every undelivered notification of their orders, so that the order of notifications per order is kept. Answers how many orders and notifications became due. Audited.
+         */
         post: operations["redeliverNotifications"];
         delete?: never;
         options?: never;
@@ -492,7 +636,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Alerts of the lockers (alarms, faults, facts that met a changed intent), newest first; routine facts with include=history */
+        /**
+         * Alerts of the lockers (alarms, faults, facts that met a changed intent), newest first; routine facts with include=history
+         * @description Lists the alerts of the lockers (alarms, faults, locker facts that met a changed intent), newest first, filtered by state, locker and kind; include=history adds routine facts.
+         */
         get: operations["listAlerts"];
         put?: never;
         post?: never;
@@ -511,7 +658,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Acknowledge an alert: someone is on it (repeats still count on it) */
+        /**
+         * Acknowledge an alert: someone is on it (repeats still count on it)
+         * @description Marks an open alert acknowledged: someone is on it. It stays open until resolved and repeats still count on it. Audited.
+         */
         post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
@@ -528,7 +678,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Resolve an alert (a repeat afterwards opens a new one) */
+        /**
+         * Resolve an alert (a repeat afterwards opens a new one)
+         * @description Resolves an alert with a reason; a repeat of the same fact afterwards opens a new alert. Audited.
+         */
         post: operations["resolveAlert"];
         delete?: never;
         options?: never;
@@ -545,7 +698,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Assign an open or acknowledged alert to an operator (null: to nobody) */
+        /**
+         * Assign an open or acknowledged alert to an operator (null: to nobody)
+         * @description Assigns an open or acknowledged alert to an operator, or to nobody with null. Audited.
+         */
         post: operations["assignAlert"];
         delete?: never;
         options?: never;
@@ -562,7 +718,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Add an operator's note to an alert (kept with it, and in the audit log) */
+        /**
+         * Add an operator's note to an alert (kept with it, and in the audit log)
+         * @description Adds an operator's note to an alert; the note stays with the alert and in the audit log.
+         */
         post: operations["addAlertNote"];
         delete?: never;
         options?: never;
@@ -577,7 +736,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog */
+        /**
+         * The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog
+         * @description Shows the fleet at a glance: lockers online and offline, open alerts, cells flagged for attention and the notification backlog. Read-only.
+         */
         get: operations["getOverview"];
         put?: never;
         post?: never;
@@ -594,7 +756,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Lockers by id, a page at a time, with presence, free cells per size and open alerts */
+        /**
+         * Lockers by id, a page at a time, with presence, free cells per size and open alerts
+         * @description Lists lockers by id, a page at a time, with their presence (online, last seen), free cells per size and open alerts.
+         */
         get: operations["listOperatorLockers"];
         put?: never;
         post?: never;
@@ -611,7 +776,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One locker with its cells as the front looks (column, row, state, door, flags) */
+        /**
+         * One locker with its cells as the front looks (column, row, state, door, flags)
+         * @description Returns one locker with its cells laid out as the front looks (column, row), each with its state, door, flags and the order it holds. Code 3 for an unknown locker.
+         */
         get: operations["getOperatorLocker"];
         put?: never;
         post?: never;
@@ -628,7 +796,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The locker's orders, newest first (phones masked) */
+        /**
+         * The locker's orders, newest first (phones masked)
+         * @description Lists the locker's orders, newest first, a page at a time; phone numbers are masked.
+         */
         get: operations["listLockerOrders"];
         put?: never;
         post?: never;
@@ -645,7 +816,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The cloud's command queue to the locker, newest first (applied commands are trimmed after a week) */
+        /**
+         * The cloud's command queue to the locker, newest first (applied commands are trimmed after a week)
+         * @description Lists the cloud's command queue to the locker, newest first, with each command's status; applied commands are trimmed after a week.
+         */
         get: operations["listLockerCommands"];
         put?: never;
         post?: never;
@@ -662,7 +836,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The locker's alerts, newest first (routine facts with include=history) */
+        /**
+         * The locker's alerts, newest first (routine facts with include=history)
+         * @description Lists the locker's alerts, newest first: open ones, or all with include=history.
+         */
         get: operations["listLockerAlerts"];
         put?: never;
         post?: never;
@@ -679,7 +856,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked */
+        /**
+         * Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked
+         * @description Finds orders whose externalId, barcode or phone number is the query or ends with it, newest first; phone numbers are masked.
+         */
         get: operations["searchOrders"];
         put?: never;
         post?: never;
@@ -696,7 +876,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it */
+        /**
+         * One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it
+         * @description Returns one order as a person reads it first: its state, cells, storage deadline, pick-up code status, what the marketplace was notified of and whether it got it.
+         */
         get: operations["getOrderSummary"];
         put?: never;
         post?: never;
@@ -713,7 +896,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts */
+        /**
+         * One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts
+         * @description Returns one order's whole history, oldest first: API calls, state transitions, commands to the locker, locker events, alerts, notifications and their delivery attempts.
+         */
         get: operations["getOrderTimeline"];
         put?: never;
         post?: never;
@@ -732,7 +918,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on) */
+        /**
+         * Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on)
+         * @description Extends the storage of an order in the locker (Courier loaded only, like extendStorage) by a number of days or up to a moment, pushed past the locker's non-working days; the marketplace gets an expiration-date-changes notification. Refused with 252 in any other state. Audited.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
+         */
         post: operations["extendOrderStorage"];
         delete?: never;
         options?: never;
@@ -752,6 +945,10 @@ export type paths = {
         /**
          * Issue a new pick-up code and send it to the marketplace (Courier loaded only); the locker takes only the new one
          * @description Lifecycle row CR1: the new code replaces the old in the order.upsert to the locker, and a user-access-code notification carries it to the marketplace. Refused with 252 outside Courier loaded, 250 for an unknown order.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
          */
         post: operations["regenerateOrderCode"];
         delete?: never;
@@ -772,6 +969,10 @@ export type paths = {
         /**
          * End storage now: the parcels in the locker are to be returned (Courier loaded only), as when storage expires
          * @description Lifecycle row OR1: the order goes to Return initiated, its pick-up code is revoked, and it becomes Awaiting return (order-status 7 to the marketplace) once the locker has applied the revocation. Refused with 252 outside Courier loaded, 250 for an unknown order.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
          */
         post: operations["startOrderReturn"];
         delete?: never;
@@ -787,7 +988,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of operator actions (who, when, what, target, why), newest first; each filter given narrows it */
+        /**
+         * The audit log of operator actions (who, when, what, target, why), newest first; each filter given narrows it
+         * @description Lists the audit log of operator actions (who, when, what, on which target, why), newest first; each filter given narrows it.
+         */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -824,10 +1028,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Signed agent releases, newest first */
+        /**
+         * Signed agent releases, newest first
+         * @description Lists the signed agent releases uploaded to the cloud, newest first, a page at a time.
+         */
         get: operations["listReleases"];
         put?: never;
-        /** Upload a signed release (`cli.ts release sign`); refused unless a key of RELEASE_PUBLIC_KEYS signed it and every digest holds */
+        /**
+         * Upload a signed release (`cli.ts release sign`); refused unless a key of RELEASE_PUBLIC_KEYS signed it and every digest holds
+         * @description Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest and every file matches its digest; answers 201 when stored, 200 when the same release was uploaded before. Audited.
+         */
         post: operations["uploadRelease"];
         delete?: never;
         options?: never;
@@ -842,7 +1052,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One release with its signed manifest (every file with its size and SHA-256) */
+        /**
+         * One release with its signed manifest (every file with its size and SHA-256)
+         * @description Returns one release with its signed manifest: every file with its size and SHA-256. 404 for an unknown release.
+         */
         get: operations["getRelease"];
         put?: never;
         post?: never;
@@ -859,10 +1072,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Rollouts, newest first, with their waves and lockers by state */
+        /**
+         * Rollouts, newest first, with their waves and lockers by state
+         * @description Lists rollouts, newest first, with their waves and how many lockers are in each state.
+         */
         get: operations["listRollouts"];
         put?: never;
-        /** Roll a release out to a target (every locker, a list, a city) in waves, with a soak time, a health window and a failure threshold */
+        /**
+         * Roll a release out to a target (every locker, a list, a city) in waves, with a soak time, a health window and a failure threshold
+         * @description Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 while another rollout is running. Audited.
+         */
         post: operations["createRollout"];
         delete?: never;
         options?: never;
@@ -877,7 +1096,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One rollout */
+        /**
+         * One rollout
+         * @description Returns one rollout with its settings, its waves and its lockers by state. 404 for an unknown rollout.
+         */
         get: operations["getRollout"];
         put?: never;
         post?: never;
@@ -894,7 +1116,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A rollout's lockers in their order: wave, state, why, and the version each runs */
+        /**
+         * A rollout's lockers in their order: wave, state, why, and the version each runs
+         * @description Lists a rollout's lockers in their order, a page at a time: wave, state, why, and the version each runs; filter by state or wave.
+         */
         get: operations["listRolloutLockers"];
         put?: never;
         post?: never;
@@ -913,7 +1138,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Pause a running rollout: no new offers; lockers that have not switched stop */
+        /**
+         * Pause a running rollout: no new offers; lockers that have not switched stop
+         * @description Pauses a running rollout: no new offers are made and lockers that have not switched yet stop; those switching finish. 409 when the rollout is not running. Audited.
+         */
         post: operations["pauseRollout"];
         delete?: never;
         options?: never;
@@ -930,7 +1158,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Resume a paused or halted rollout: failures so far no longer count toward a halt */
+        /**
+         * Resume a paused or halted rollout: failures so far no longer count toward a halt
+         * @description Resumes a paused or halted rollout; the failures so far no longer count toward a halt. 409 in any other state. Audited.
+         */
         post: operations["resumeRollout"];
         delete?: never;
         options?: never;
@@ -947,7 +1178,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Abort a rollout for good: lockers that have not switched stop; switched ones finish their health check */
+        /**
+         * Abort a rollout for good: lockers that have not switched stop; switched ones finish their health check
+         * @description Aborts a rollout for good: lockers that have not switched stop, switched ones finish their health check. 409 once finished or aborted. Audited.
+         */
         post: operations["abortRollout"];
         delete?: never;
         options?: never;
@@ -964,7 +1198,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Take the lockers a rollout updated back with a signed rollback release (its rollbackFrom names this version); the rollout is aborted */
+        /**
+         * Take the lockers a rollout updated back with a signed rollback release (its rollbackFrom names this version); the rollout is aborted
+         * @description Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. 409 when no locker switched or the release is not such a rollback. Audited.
+         */
         post: operations["rollbackRollout"];
         delete?: never;
         options?: never;
@@ -979,7 +1216,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Each active locker's agent version (as its hello, presence or update report said), and how many lockers run each version */
+        /**
+         * Each active locker's agent version (as its hello, presence or update report said), and how many lockers run each version
+         * @description Lists each active locker's agent version (as its hello, presence or update report said), a page at a time, with how many lockers run each version.
+         */
         get: operations["listAgents"];
         put?: never;
         post?: never;
@@ -996,7 +1236,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md) */
+        /**
+         * The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md)
+         * @description Returns the latest health report of the locker's agent (boards, timings, uptime) with when it was sent and received; report is null until the first arrives.
+         */
         get: operations["getLockerHealth"];
         put?: never;
         post?: never;
@@ -2028,12 +2271,16 @@ export type components = {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description requests allowed per window */
+        /** @description requests allowed per window to the caller's key */
         "RateLimit-Limit": number;
         /** @description requests left in this window */
         "RateLimit-Remaining": number;
         /** @description seconds until the window ends */
         "RateLimit-Reset": number;
+        /** @description seconds to wait before sending again */
+        "Retry-After": number;
+        /** @description The request's id: the caller's X-Request-Id when it was kept, else a new UUID. Present on every answer. */
+        "X-Request-Id": string;
     };
     pathItems: never;
 };
@@ -2042,7 +2289,10 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2051,6 +2301,7 @@ export interface operations {
             /** @description The service answers and its database is reachable */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2062,7 +2313,10 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2071,6 +2325,7 @@ export interface operations {
             /** @description Ready: the database answers, the broker link is connected (or this process runs none) and the fleet is loaded */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2080,6 +2335,7 @@ export interface operations {
             /** @description Not ready: the body names the dependency that is down */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2350,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2107,6 +2365,7 @@ export interface operations {
             /** @description The order is created (state 0, New); which parcels got which cell, and which found none. The same request again answers the same and creates nothing. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2119,6 +2378,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2127,7 +2387,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2143,6 +2403,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2155,6 +2416,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2167,6 +2429,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2179,6 +2442,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2191,11 +2455,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2205,6 +2469,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2222,6 +2487,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2235,6 +2502,7 @@ export interface operations {
             /** @description The order is created (state 0, New) without holding cells */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2247,6 +2515,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2255,7 +2524,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2271,6 +2540,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2283,6 +2553,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2295,6 +2566,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2307,6 +2579,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2319,11 +2592,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2333,6 +2606,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2350,6 +2624,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2363,6 +2639,7 @@ export interface operations {
             /** @description The order in state New is updated: parcels matched by barcode (replaced when found, added when not); an order created with reservation is reserved again */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2375,6 +2652,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2383,7 +2661,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2399,6 +2677,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2411,6 +2690,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2423,6 +2703,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2435,6 +2716,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2447,11 +2729,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2461,6 +2743,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2478,6 +2761,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2491,6 +2776,7 @@ export interface operations {
             /** @description The position is cancelled; every position of a New order cancelled makes it Cancelled (5), of a Courier loaded order Return initiated (6) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2503,6 +2789,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2515,6 +2802,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2527,6 +2815,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2539,6 +2828,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2551,6 +2841,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2563,11 +2854,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +2868,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2594,6 +2886,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2607,6 +2901,7 @@ export interface operations {
             /** @description Storage ends 72 hours later, moved past the locker's non-working days; the marketplace also gets an expiration-date-changes notification */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2619,6 +2914,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2631,6 +2927,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2643,6 +2940,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2655,6 +2953,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2667,6 +2966,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2679,11 +2979,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,6 +2993,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2707,7 +3008,10 @@ export interface operations {
     getOrderDetail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2720,6 +3024,7 @@ export interface operations {
             /** @description Where the courier finds the order: the locker, how to get in, and the cells of its parcels */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2732,6 +3037,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2744,6 +3050,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2756,6 +3063,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2768,11 +3076,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit, or the barcode or the marketplace is locked after too many wrong courier codes. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +3090,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2796,7 +3105,10 @@ export interface operations {
     getCapacity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2809,6 +3121,7 @@ export interface operations {
             /** @description Per date from deliveryDate (CAPACITY_DAYS dates): free cells the size fits, and all cells the marketplace may use */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2821,6 +3134,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2833,6 +3147,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2845,6 +3160,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2857,11 +3173,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +3187,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2886,11 +3203,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: only lockers with a barcode scanner; false: only without */
-                scanner?: "true" | "false";
+                scanner?: boolean;
                 /** @description true: working schedule and special days are returned */
-                schedule?: "true" | "false";
+                schedule?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2899,6 +3219,7 @@ export interface operations {
             /** @description The active lockers the marketplace may use, with their non-working days (dayOffs) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2911,6 +3232,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2923,6 +3245,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2935,11 +3258,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2949,6 +3272,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2967,7 +3291,10 @@ export interface operations {
                 /** @description 0: every cell the marketplace may use; 1: those free for loading now */
                 cellsType?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2976,6 +3303,7 @@ export interface operations {
             /** @description The locker with its cells */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2988,6 +3316,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3000,6 +3329,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3012,11 +3342,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,6 +3356,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3040,7 +3371,10 @@ export interface operations {
     listSandboxLockers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3049,6 +3383,7 @@ export interface operations {
             /** @description The sandbox lockers of the fleet, and whether this cloud process runs them */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3072,6 +3407,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3084,6 +3420,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3096,6 +3433,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3108,11 +3446,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3122,6 +3460,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3134,6 +3473,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3146,6 +3486,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3160,7 +3501,10 @@ export interface operations {
     sandboxCourierLoad: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3176,6 +3520,7 @@ export interface operations {
             /** @description The order once the cloud has it Courier loaded (3), with the cell of each parcel */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3199,6 +3544,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3211,6 +3557,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3223,6 +3570,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3235,6 +3583,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3247,11 +3596,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3610,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3273,6 +3623,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3285,6 +3636,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3299,7 +3651,10 @@ export interface operations {
     sandboxCustomerPickup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3317,6 +3672,7 @@ export interface operations {
             /** @description The order once the cloud has it Client received (2), or the doors that failed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3344,6 +3700,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3356,6 +3713,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3368,6 +3726,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3380,6 +3739,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3392,11 +3752,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3766,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3418,6 +3779,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3430,6 +3792,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3444,7 +3807,10 @@ export interface operations {
     sandboxStorageExpiry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3460,6 +3826,7 @@ export interface operations {
             /** @description The order once it is Awaiting return (7) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3483,6 +3850,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3495,6 +3863,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3507,6 +3876,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3519,6 +3889,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3531,11 +3902,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +3916,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3557,6 +3929,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3569,6 +3942,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3583,7 +3957,10 @@ export interface operations {
     sandboxDoorJam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3599,6 +3976,7 @@ export interface operations {
             /** @description The cell whose lock is jammed now: the next open of the order's cell fails */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3615,6 +3993,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3627,6 +4006,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3639,6 +4019,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3651,6 +4032,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3663,11 +4045,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3677,6 +4059,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3689,6 +4072,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3701,6 +4085,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3715,7 +4100,10 @@ export interface operations {
     startSandboxReceiverOutage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3734,6 +4122,7 @@ export interface operations {
             /** @description Until when deliveries to the marketplace's receiver fail */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3749,6 +4138,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3761,6 +4151,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3773,6 +4164,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3785,6 +4177,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3797,11 +4190,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3811,6 +4204,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3823,6 +4217,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3835,6 +4230,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3849,7 +4245,10 @@ export interface operations {
     endSandboxReceiverOutage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3858,6 +4257,7 @@ export interface operations {
             /** @description The receiver is back: deliveries are due again */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3873,6 +4273,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3885,6 +4286,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3897,6 +4299,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3909,11 +4312,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3923,6 +4326,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3935,6 +4339,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3947,6 +4352,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3961,7 +4367,10 @@ export interface operations {
     sandboxCourierReturn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3970,6 +4379,7 @@ export interface operations {
             /** @description Where the courier collected, and the orders as they are now (Courier picked up, 4) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4004,6 +4414,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4016,6 +4427,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4028,6 +4440,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4040,11 +4453,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4054,6 +4467,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4066,6 +4480,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4078,6 +4493,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4092,7 +4508,10 @@ export interface operations {
     sandboxDeliverNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4101,6 +4520,7 @@ export interface operations {
             /** @description How many of the marketplace's notifications are still undelivered after the round */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4116,6 +4536,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4128,6 +4549,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4140,6 +4562,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4152,11 +4575,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4166,6 +4589,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4178,6 +4602,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4190,6 +4615,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4204,7 +4630,10 @@ export interface operations {
     resetSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4213,6 +4642,7 @@ export interface operations {
             /** @description What the reset cancelled, collected and repaired */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4257,6 +4687,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4269,6 +4700,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4281,6 +4713,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4293,11 +4726,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4307,6 +4740,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4319,6 +4753,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4331,6 +4766,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4348,6 +4784,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4361,6 +4799,7 @@ export interface operations {
             /** @description The courier is registered (or updated) and has one access code for every locker of the route, valid until the end of the route date */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4373,6 +4812,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4385,6 +4825,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4397,6 +4838,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4409,6 +4851,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4421,6 +4864,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4433,11 +4877,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4891,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4461,7 +4906,10 @@ export interface operations {
     getOperatorSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4470,6 +4918,7 @@ export interface operations {
             /** @description Who is signed in; with the key header the token is empty (a key needs no CSRF token) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4490,6 +4939,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4502,6 +4952,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4514,6 +4965,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4526,11 +4978,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +4992,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4554,7 +5007,10 @@ export interface operations {
     signInOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4569,6 +5025,7 @@ export interface operations {
             /** @description Signed in: the session cookie is set (HttpOnly, SameSite=Strict); the answer carries its CSRF token */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4586,6 +5043,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4595,6 +5053,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4604,6 +5063,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4613,8 +5073,8 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4624,6 +5084,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4635,7 +5096,10 @@ export interface operations {
     signOutOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4644,6 +5108,7 @@ export interface operations {
             /** @description Signed out: the session ends and its cookie is cleared (with the key header nothing is left to end) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4659,6 +5124,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4671,6 +5137,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4683,6 +5150,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4695,11 +5163,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4709,6 +5177,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4723,7 +5192,10 @@ export interface operations {
     setCellFlags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 postamatId: number;
                 cellId: number;
@@ -4739,6 +5211,7 @@ export interface operations {
             /** @description The cell's flags now; a flagged cell is out of allocation at once, and the locker gets them as a cell.flags command */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4751,6 +5224,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4763,6 +5237,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4775,6 +5250,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4787,6 +5263,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4799,11 +5276,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4813,6 +5290,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4827,7 +5305,10 @@ export interface operations {
     openCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
                 cellId: number;
@@ -4843,6 +5324,7 @@ export interface operations {
             /** @description The cell.open command is recorded; the outcome comes back from the locker as an operator alert (kind cell.open) */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4855,6 +5337,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4867,6 +5350,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4879,6 +5363,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4891,6 +5376,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4903,11 +5389,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4917,6 +5403,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4931,7 +5418,10 @@ export interface operations {
     reloadFleet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4940,6 +5430,7 @@ export interface operations {
             /** @description The fleet file is loaded again; orders are kept */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4952,6 +5443,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4964,6 +5456,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4976,6 +5469,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4988,11 +5482,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5002,6 +5496,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5023,7 +5518,10 @@ export interface operations {
                 beforeId?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5032,6 +5530,7 @@ export interface operations {
             /** @description Notifications, newest first (pick-up codes masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5044,6 +5543,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5056,6 +5556,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5068,6 +5569,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5080,11 +5582,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5094,6 +5596,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5108,7 +5611,10 @@ export interface operations {
     listReceivers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5117,6 +5623,7 @@ export interface operations {
             /** @description Each marketplace's receiver, failing from its first failed attempt */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5129,6 +5636,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5141,6 +5649,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5153,6 +5662,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5165,11 +5675,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +5689,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5193,7 +5704,10 @@ export interface operations {
     redeliverNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5206,6 +5720,7 @@ export interface operations {
             /** @description How many orders and notifications became due now */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5218,6 +5733,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5230,6 +5746,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5242,6 +5759,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5254,6 +5772,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5266,11 +5785,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5280,6 +5799,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5303,7 +5823,10 @@ export interface operations {
                 beforeId?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5312,6 +5835,7 @@ export interface operations {
             /** @description Locker facts kept for operators, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5324,6 +5848,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5336,6 +5861,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5348,6 +5874,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5360,11 +5887,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5374,6 +5901,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5388,7 +5916,10 @@ export interface operations {
     acknowledgeAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5407,6 +5938,7 @@ export interface operations {
             /** @description The alert, acknowledged (it stays open until resolved) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5419,6 +5951,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5431,6 +5964,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5443,6 +5977,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5455,6 +5990,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5467,11 +6003,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5481,6 +6017,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5495,7 +6032,10 @@ export interface operations {
     resolveAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5514,6 +6054,7 @@ export interface operations {
             /** @description The alert, resolved with its reason */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5526,6 +6067,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5538,6 +6080,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5550,6 +6093,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5562,6 +6106,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5574,11 +6119,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5588,6 +6133,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5602,7 +6148,10 @@ export interface operations {
     assignAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5622,6 +6171,7 @@ export interface operations {
             /** @description The alert with its assignee */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5634,6 +6184,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5646,6 +6197,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5658,6 +6210,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5670,6 +6223,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5682,11 +6236,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5696,6 +6250,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5710,7 +6265,10 @@ export interface operations {
     addAlertNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5727,6 +6285,7 @@ export interface operations {
             /** @description The alert with its notes */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5739,6 +6298,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5751,6 +6311,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5763,6 +6324,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5775,6 +6337,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5787,11 +6350,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6364,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5815,7 +6379,10 @@ export interface operations {
     getOverview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5824,6 +6391,7 @@ export interface operations {
             /** @description The fleet at a glance */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5858,6 +6426,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5870,6 +6439,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5882,6 +6452,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5894,11 +6465,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5908,6 +6479,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5930,7 +6502,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5939,6 +6514,7 @@ export interface operations {
             /** @description A page of lockers by id */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5977,6 +6553,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5989,6 +6566,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6001,6 +6579,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6013,11 +6592,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6027,6 +6606,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6041,7 +6621,10 @@ export interface operations {
     getOperatorLocker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6052,6 +6635,7 @@ export interface operations {
             /** @description The locker with its grid of cells (state, door, flags, orders) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6123,6 +6707,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6135,6 +6720,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6147,6 +6733,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6159,11 +6746,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,6 +6760,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6190,7 +6778,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6201,6 +6792,7 @@ export interface operations {
             /** @description A page of the locker's orders, newest first (phones masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6234,6 +6826,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6246,6 +6839,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6258,6 +6852,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6270,11 +6865,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +6879,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6302,7 +6898,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6313,6 +6912,7 @@ export interface operations {
             /** @description A page of the locker's commands, newest first, with their status */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6341,6 +6941,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6353,6 +6954,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6365,6 +6967,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6377,11 +6980,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6391,6 +6994,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6410,7 +7014,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6421,6 +7028,7 @@ export interface operations {
             /** @description A page of the locker's alerts (open ones; include=history for all) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6438,6 +7046,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6450,6 +7059,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6462,6 +7072,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6474,11 +7085,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,6 +7099,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6507,7 +7119,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6516,6 +7131,7 @@ export interface operations {
             /** @description Orders whose externalId, barcode or phone ends with the query (phones masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6549,6 +7165,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6561,6 +7178,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6573,6 +7191,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6585,11 +7204,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,6 +7218,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6613,7 +7233,10 @@ export interface operations {
     getOrderSummary: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6625,6 +7248,7 @@ export interface operations {
             /** @description The order as a person reads it first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6637,6 +7261,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6649,6 +7274,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6661,6 +7287,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6673,11 +7300,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,6 +7314,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6701,7 +7329,10 @@ export interface operations {
     getOrderTimeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6713,6 +7344,7 @@ export interface operations {
             /** @description The order's history: states, commands, notifications and locker facts in time order */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6740,6 +7372,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6752,6 +7385,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6764,6 +7398,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6776,11 +7411,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6790,6 +7425,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6804,7 +7440,10 @@ export interface operations {
     extendOrderStorage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6834,6 +7473,7 @@ export interface operations {
             /** @description The new storage deadline (as order/extension answers it) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6852,6 +7492,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6864,6 +7505,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6876,6 +7518,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6888,6 +7531,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6900,11 +7544,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6914,6 +7558,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6928,7 +7573,10 @@ export interface operations {
     regenerateOrderCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6948,6 +7596,7 @@ export interface operations {
             /** @description A new code is issued and on its way to the marketplace */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6960,6 +7609,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6972,6 +7622,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6984,6 +7635,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6996,6 +7648,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7008,11 +7661,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7022,6 +7675,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7036,7 +7690,10 @@ export interface operations {
     startOrderReturn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -7056,6 +7713,7 @@ export interface operations {
             /** @description The order is Return initiated; the parcels in the locker are to be returned */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7068,6 +7726,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7080,6 +7739,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7092,6 +7752,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7104,6 +7765,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7116,11 +7778,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7130,6 +7792,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7158,7 +7821,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7167,6 +7833,7 @@ export interface operations {
             /** @description A page of the audit log, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7202,6 +7869,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7214,6 +7882,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7226,6 +7895,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7238,11 +7908,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,6 +7922,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7266,7 +7937,10 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7275,6 +7949,7 @@ export interface operations {
             /** @description text/event-stream: `event:` and `data:` lines per change, a heartbeat comment every 15 s; the answer never ends */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7287,6 +7962,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7299,6 +7975,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7311,6 +7988,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7323,11 +8001,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7337,6 +8015,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7354,7 +8033,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7363,6 +8045,7 @@ export interface operations {
             /** @description A page of the signed releases, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7380,6 +8063,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7392,6 +8076,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7404,6 +8089,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7416,11 +8102,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7430,6 +8116,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7444,7 +8131,10 @@ export interface operations {
     uploadRelease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7457,6 +8147,7 @@ export interface operations {
             /** @description The release, stored (201) or uploaded before (200) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7469,6 +8160,7 @@ export interface operations {
             /** @description The release, stored (201) or uploaded before (200) */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7481,6 +8173,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7493,6 +8186,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7505,6 +8199,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7517,6 +8212,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7529,11 +8225,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,6 +8239,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7557,7 +8254,10 @@ export interface operations {
     getRelease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 releaseId: number;
             };
@@ -7568,6 +8268,7 @@ export interface operations {
             /** @description The release with its signed manifest */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7580,6 +8281,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7592,6 +8294,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7604,6 +8307,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7616,6 +8320,7 @@ export interface operations {
             /** @description no such release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7628,11 +8333,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7642,6 +8347,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7660,7 +8366,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7669,6 +8378,7 @@ export interface operations {
             /** @description A page of the rollouts, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7686,6 +8396,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7698,6 +8409,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7710,6 +8422,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7722,11 +8435,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7736,6 +8449,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7750,7 +8464,10 @@ export interface operations {
     createRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7763,6 +8480,7 @@ export interface operations {
             /** @description The rollout, created: its first wave is offered at the next tick */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7775,6 +8493,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7787,6 +8506,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7799,6 +8519,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7811,6 +8532,7 @@ export interface operations {
             /** @description no such release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7823,6 +8545,7 @@ export interface operations {
             /** @description a locker of the target is in an unfinished rollout */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7835,6 +8558,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7847,11 +8571,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,6 +8585,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7875,7 +8600,10 @@ export interface operations {
     getRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -7886,6 +8614,7 @@ export interface operations {
             /** @description The rollout with its waves and its lockers by state */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7898,6 +8627,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7910,6 +8640,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7922,6 +8653,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7934,6 +8666,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7946,11 +8679,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7960,6 +8693,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7979,7 +8713,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -7990,6 +8727,7 @@ export interface operations {
             /** @description A page of the rollout's lockers in their order */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8007,6 +8745,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8019,6 +8758,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8031,6 +8771,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8043,6 +8784,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8055,11 +8797,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8069,6 +8811,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8083,7 +8826,10 @@ export interface operations {
     pauseRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8098,6 +8844,7 @@ export interface operations {
             /** @description The rollout after the pause */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8110,6 +8857,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8122,6 +8870,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8134,6 +8883,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8146,6 +8896,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8158,6 +8909,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8170,6 +8922,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8182,11 +8935,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8196,6 +8949,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8210,7 +8964,10 @@ export interface operations {
     resumeRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8225,6 +8982,7 @@ export interface operations {
             /** @description The rollout after the resume */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8237,6 +8995,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8249,6 +9008,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8261,6 +9021,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8273,6 +9034,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8285,6 +9047,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8297,6 +9060,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8309,11 +9073,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8323,6 +9087,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8337,7 +9102,10 @@ export interface operations {
     abortRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8352,6 +9120,7 @@ export interface operations {
             /** @description The rollout after the abort */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8364,6 +9133,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8376,6 +9146,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8388,6 +9159,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8400,6 +9172,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8412,6 +9185,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8424,6 +9198,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8436,11 +9211,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8450,6 +9225,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8464,7 +9240,10 @@ export interface operations {
     rollbackRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8479,6 +9258,7 @@ export interface operations {
             /** @description The rollback rollout, created; the rollout it takes back is aborted */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8491,6 +9271,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8503,6 +9284,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8515,6 +9297,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8527,6 +9310,7 @@ export interface operations {
             /** @description no such rollout or release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8539,6 +9323,7 @@ export interface operations {
             /** @description its lockers are in another unfinished rollout */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8551,6 +9336,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8563,11 +9349,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +9363,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8595,7 +9382,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8604,6 +9394,7 @@ export interface operations {
             /** @description A page of the active lockers with their agents' versions, and how many lockers run each version */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8616,6 +9407,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8628,6 +9420,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8640,6 +9433,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8652,11 +9446,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8666,6 +9460,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8680,7 +9475,10 @@ export interface operations {
     getLockerHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -8691,6 +9489,7 @@ export interface operations {
             /** @description The latest health report of the locker's agent; report null until the first arrives */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8703,6 +9502,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8715,6 +9515,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8727,11 +9528,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8741,6 +9542,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8758,6 +9560,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };
@@ -8792,6 +9596,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };
@@ -8826,6 +9632,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };
