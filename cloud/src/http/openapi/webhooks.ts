@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { expirationDateChangesBodySchema, orderStatusBodySchema, userAccessCodeBodySchema } from '../../contract/notifications.js';
 import { NOTIFICATION_ID_HEADER, REQUEST_ID_HEADER } from '../../notify/receiver-client.js';
 import { SIGNATURE_HEADER } from '../../notify/signature.js';
+import { VALID_REQUEST_ID } from '../request-id.js';
 import type { ExampleObject, JsonObject, Operation, Parameter } from './document-types.js';
 
 export const RECEIVER_AUTH_SCHEME = 'receiverBasicAuth';
@@ -35,7 +36,7 @@ const headers: Parameter[] = [
     description:
       'The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; ' +
       'absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out).',
-    schema: { type: 'string', minLength: 1 },
+    schema: { type: 'string', pattern: VALID_REQUEST_ID.source },
     examples: { caused: { summary: 'the id of the causing call', value: '5b2f0c1e-7d3a-4f8e-b6a1-2c9d4e8f0a13' } },
   },
   {
