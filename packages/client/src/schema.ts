@@ -53,7 +53,7 @@ export type paths = {
         get?: never;
         /**
          * Create an order and reserve cells for its parcels
-         * @description Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. With an Idempotency-Key the same request again answers the same and creates nothing; a different body under the same key is refused (422), a concurrent one answers 409. An order whose externalId exists is refused.
+         * @description Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. The same request again (same externalId, same body) answers what the first got and creates nothing; an externalId already used with other data is refused with code 3. With an Idempotency-Key a different body under the same key is refused (422) and a request still in progress under it answers 409.
          */
         put: operations["createSmartOrder"];
         post?: never;
@@ -461,7 +461,7 @@ export type paths = {
         get?: never;
         /**
          * Register or update a courier and create a route sheet (500, 602, 604)
-         * @description Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Refused with 602 when the courier already exists with other data, 604 when externalId is empty, 500 when the partner has no permission profile. Idempotent with an Idempotency-Key.
+         * @description Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Idempotent with an Idempotency-Key.
          *
          *     Refusals of this operation beyond the common ones:
          *
@@ -519,7 +519,7 @@ export type paths = {
         get?: never;
         /**
          * Set or clear cell flags (faulty, dirty, needs_inventory, blocked)
-         * @description Sets the flags of a cell (faulty, dirty, needs_inventory, blocked; an empty list clears them). A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. The change is in the audit log with its reason.
+         * @description Sets or clears each flag the body names (faulty, dirty, needs_inventory, blocked: true or false), with an optional reason. A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. Audited.
          */
         put: operations["setCellFlags"];
         post?: never;
@@ -560,7 +560,7 @@ export type paths = {
         put?: never;
         /**
          * Load the fleet file again (orders are kept)
-         * @description Reads the fleet file again and applies it: lockers added, updated or deactivated, marketplaces and partners replaced; orders are kept. A file that does not load is refused and the fleet stays as it was. Audited.
+         * @description Reads the fleet file again and applies it, answering what changed: lockers added, updated or deactivated, how many marketplaces and partners it has, and the lockers whose configuration changed; orders are kept. A file that does not load is refused with code 3.
          */
         post: operations["reloadFleet"];
         delete?: never;
@@ -578,7 +578,7 @@ export type paths = {
         };
         /**
          * List notifications (default: failing ones), newest first
-         * @description Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS), with their attempts. Pick-up codes in bodies are masked.
+         * @description Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS). Pick-up codes in bodies are masked.
          */
         get: operations["listNotifications"];
         put?: never;
@@ -738,7 +738,7 @@ export type paths = {
         };
         /**
          * The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog
-         * @description Shows the fleet at a glance: lockers online and offline, open alerts, cells flagged for attention and the notification backlog. Read-only.
+         * @description Shows the fleet at a glance: lockers online, open alerts, cells flagged for attention and the notification backlog. Read-only.
          */
         get: operations["getOverview"];
         put?: never;
@@ -1036,7 +1036,7 @@ export type paths = {
         put?: never;
         /**
          * Upload a signed release (`cli.ts release sign`); refused unless a key of RELEASE_PUBLIC_KEYS signed it and every digest holds
-         * @description Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest and every file matches its digest; answers 201 when stored, 200 when the same release was uploaded before. Audited.
+         * @description Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest, every file matches its digest, the artifact is within RELEASE_MAX_BYTES and the cloud speaks the link protocol it needs; answers 201 when stored, 200 when the same release was uploaded before. Audited.
          */
         post: operations["uploadRelease"];
         delete?: never;
@@ -1080,7 +1080,7 @@ export type paths = {
         put?: never;
         /**
          * Roll a release out to a target (every locker, a list, a city) in waves, with a soak time, a health window and a failure threshold
-         * @description Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 while another rollout is running. Audited.
+         * @description Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 when a locker of the target is in an unfinished rollout. Audited.
          */
         post: operations["createRollout"];
         delete?: never;
@@ -1200,7 +1200,7 @@ export type paths = {
         put?: never;
         /**
          * Take the lockers a rollout updated back with a signed rollback release (its rollbackFrom names this version); the rollout is aborted
-         * @description Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. 409 when no locker switched or the release is not such a rollback. Audited.
+         * @description Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. Code 3 when the release is not such a rollback, 404 for an unknown rollout or release, 409 when its lockers are in another unfinished rollout. Audited.
          */
         post: operations["rollbackRollout"];
         delete?: never;

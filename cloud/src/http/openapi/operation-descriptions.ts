@@ -8,7 +8,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getReadiness:
     'Readiness for a load balancer: checks that the database answers (with its latency), that the link to the MQTT broker is connected (when this process runs one) and that the fleet file is loaded. Answers 503 with the same body when any check is down. Needs no key.',
   createSmartOrder:
-    'Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. With an Idempotency-Key the same request again answers the same and creates nothing; a different body under the same key is refused (422), a concurrent one answers 409. An order whose externalId exists is refused.',
+    'Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. The same request again (same externalId, same body) answers what the first got and creates nothing; an externalId already used with other data is refused with code 3. With an Idempotency-Key a different body under the same key is refused (422) and a request still in progress under it answers 409.',
   createOrder:
     'Creates an order (state 0, New) without holding cells; fitting free cells must exist at the locker now, else it is refused with 32 and, as an extension, up to five nearby lockers where the parcels fit (nearestLockers). Idempotent with an Idempotency-Key like createSmartOrder.',
   updateOrder:
@@ -44,17 +44,17 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   resetSandbox:
     "Starts the marketplace's sandbox again: ends a receiver outage, cancels the open positions of its orders, collects the parcels awaiting return, repairs the jams it armed and clears their cell flags. Answers what it cancelled, collected and repaired.",
   registerCourierRoute:
-    "Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Refused with 602 when the courier already exists with other data, 604 when externalId is empty, 500 when the partner has no permission profile. Idempotent with an Idempotency-Key.",
+    "Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Idempotent with an Idempotency-Key.",
   signInOperator:
     'Exchanges an operator key for a console session: sets the operator_session cookie (HttpOnly, SameSite=Strict) and answers the CSRF token that every later request of the session but GET must send as X-CSRF-Token. An unknown key is refused with 401.',
   getOperatorSession: 'Tells who is signed in and repeats the CSRF token of the session (empty when the call carries the key header instead, which needs no token). Answers 401 without a valid session or key.',
   signOutOperator: 'Ends the console session and clears its cookie; with the key header there is nothing to end and it answers the same.',
   setCellFlags:
-    'Sets the flags of a cell (faulty, dirty, needs_inventory, blocked; an empty list clears them). A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. The change is in the audit log with its reason.',
+    'Sets or clears each flag the body names (faulty, dirty, needs_inventory, blocked: true or false), with an optional reason. A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. Audited.',
   reloadFleet:
-    'Reads the fleet file again and applies it: lockers added, updated or deactivated, marketplaces and partners replaced; orders are kept. A file that does not load is refused and the fleet stays as it was. Audited.',
+    "Reads the fleet file again and applies it, answering what changed: lockers added, updated or deactivated, how many marketplaces and partners it has, and the lockers whose configuration changed; orders are kept. A file that does not load is refused with code 3.",
   listNotifications:
-    'Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS), with their attempts. Pick-up codes in bodies are masked.',
+    'Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS). Pick-up codes in bodies are masked.',
   listReceivers: "Lists each marketplace's notification receiver with its backlog, its latest attempt and whether it is failing now (from its first failed attempt).",
   redeliverNotifications:
     'Makes the chosen notifications due now, together with every undelivered notification of their orders, so that the order of notifications per order is kept. Answers how many orders and notifications became due. Audited.',
@@ -63,7 +63,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   resolveAlert: 'Resolves an alert with a reason; a repeat of the same fact afterwards opens a new alert. Audited.',
   assignAlert: 'Assigns an open or acknowledged alert to an operator, or to nobody with null. Audited.',
   addAlertNote: "Adds an operator's note to an alert; the note stays with the alert and in the audit log.",
-  getOverview: 'Shows the fleet at a glance: lockers online and offline, open alerts, cells flagged for attention and the notification backlog. Read-only.',
+  getOverview: 'Shows the fleet at a glance: lockers online, open alerts, cells flagged for attention and the notification backlog. Read-only.',
   listOperatorLockers: 'Lists lockers by id, a page at a time, with their presence (online, last seen), free cells per size and open alerts.',
   getOperatorLocker: "Returns one locker with its cells laid out as the front looks (column, row), each with its state, door, flags and the order it holds. Code 3 for an unknown locker.",
   listLockerOrders: "Lists the locker's orders, newest first, a page at a time; phone numbers are masked.",
@@ -77,18 +77,18 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   listAudit: 'Lists the audit log of operator actions (who, when, what, on which target, why), newest first; each filter given narrows it.',
   listReleases: 'Lists the signed agent releases uploaded to the cloud, newest first, a page at a time.',
   uploadRelease:
-    'Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest and every file matches its digest; answers 201 when stored, 200 when the same release was uploaded before. Audited.',
+    'Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest, every file matches its digest, the artifact is within RELEASE_MAX_BYTES and the cloud speaks the link protocol it needs; answers 201 when stored, 200 when the same release was uploaded before. Audited.',
   getRelease: 'Returns one release with its signed manifest: every file with its size and SHA-256. 404 for an unknown release.',
   listRollouts: 'Lists rollouts, newest first, with their waves and how many lockers are in each state.',
   createRollout:
-    'Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 while another rollout is running. Audited.',
+    'Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 when a locker of the target is in an unfinished rollout. Audited.',
   getRollout: 'Returns one rollout with its settings, its waves and its lockers by state. 404 for an unknown rollout.',
   listRolloutLockers: "Lists a rollout's lockers in their order, a page at a time: wave, state, why, and the version each runs; filter by state or wave.",
   pauseRollout: 'Pauses a running rollout: no new offers are made and lockers that have not switched yet stop; those switching finish. 409 when the rollout is not running. Audited.',
   resumeRollout: 'Resumes a paused or halted rollout; the failures so far no longer count toward a halt. 409 in any other state. Audited.',
   abortRollout: 'Aborts a rollout for good: lockers that have not switched stop, switched ones finish their health check. 409 once finished or aborted. Audited.',
   rollbackRollout:
-    "Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. 409 when no locker switched or the release is not such a rollback. Audited.",
+    "Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. Code 3 when the release is not such a rollback, 404 for an unknown rollout or release, 409 when its lockers are in another unfinished rollout. Audited.",
   listAgents: "Lists each active locker's agent version (as its hello, presence or update report said), a page at a time, with how many lockers run each version.",
   getLockerHealth: "Returns the latest health report of the locker's agent (boards, timings, uptime) with when it was sent and received; report is null until the first arrives.",
 };
