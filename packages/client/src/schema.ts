@@ -1829,7 +1829,7 @@ export type components = {
             postamatAccessCode?: string;
         };
         OrderStatusNotification: {
-            /** @description locker id as text; only in the placement event (3) */
+            /** @description the locker id in decimal, as a string (the wire form of the contract); only in the placement event (3) */
             postamat_id?: string;
             /** @description only in the placement event (3) */
             cell_id?: number;
@@ -1837,7 +1837,7 @@ export type components = {
             id: string;
             barcode: string;
             /**
-             * @description the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier
+             * @description a string (the wire form of the contract): the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier
              * @enum {string}
              */
             event_id: "2" | "3" | "4" | "7";
@@ -2240,7 +2240,7 @@ export type components = {
         UserAccessCodeNotification: {
             /** @description the order's externalId */
             id: string;
-            /** @description locker id as text */
+            /** @description the locker id in decimal, as a string (the wire form of the contract) */
             postamat_id: string;
             /** @description the customer's pick-up code (PICKUP_CODE_LENGTH digits, 6 by default) */
             access_code: string;
