@@ -100,8 +100,11 @@ export const errorResponses = {
   500: errorEnvelopeSchema,
 } as const;
 
-/** Query-string booleans: `true` / `false`. */
-export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+/**
+ * Query-string booleans: `true` / `false` on the wire. A preprocess (not a string enum) so that
+ * the document types the parameter as boolean, which clients serialize as `true` / `false`.
+ */
+export const queryBoolean = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());
 
 /** Headers of the mutating operations (order create, update, cancel, extension, route sheet). */
 export const idempotentRequestHeaders = z.looseObject({

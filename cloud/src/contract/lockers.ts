@@ -70,9 +70,10 @@ export const lockerListQuery = z.object({
 });
 
 export const lockerDetailQuery = z.object({
-  postamatId: z.coerce.number().pipe(positiveInt32),
+  postamatId: z.coerce.number().int().pipe(positiveInt32),
   cellsType: z.coerce
     .number()
+    .int()
     .pipe(z.union([z.literal(0), z.literal(1)]))
     .default(0)
     .describe('0: every cell the marketplace may use; 1: those free for loading now'),

@@ -8,11 +8,11 @@ import { dateTimeSchema } from './common.js';
 
 export const orderStatusBodySchema = z
   .object({
-    postamat_id: z.string().optional().describe('locker id as text; only in the placement event (3)'),
+    postamat_id: z.string().regex(/^[1-9][0-9]*$/).optional().describe('the locker id in decimal, as a string (the wire form of the contract); only in the placement event (3)'),
     cell_id: z.int().optional().describe('only in the placement event (3)'),
     id: z.string().describe("the order's externalId"),
     barcode: z.string(),
-    event_id: z.enum(['2', '3', '4', '7']).describe('the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier'),
+    event_id: z.enum(['2', '3', '4', '7']).describe('a string (the wire form of the contract): the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier'),
     status: z.string().describe("the state's text: Courier loaded, Client received, Awaiting return, Courier picked up"),
     dt: dateTimeSchema.describe('when it happened (events 3, 2, 4: by the locker\'s clock; 7: when the order became Awaiting return)'),
   })
@@ -21,8 +21,8 @@ export const orderStatusBodySchema = z
 export const userAccessCodeBodySchema = z
   .object({
     id: z.string().describe("the order's externalId"),
-    postamat_id: z.string().describe('locker id as text'),
-    access_code: z.string().describe("the customer's pick-up code (PICKUP_CODE_LENGTH digits, 6 by default)"),
+    postamat_id: z.string().regex(/^[1-9][0-9]*$/).describe('the locker id in decimal, as a string (the wire form of the contract)'),
+    access_code: z.string().regex(/^[0-9]+$/).describe("the customer's pick-up code (PICKUP_CODE_LENGTH digits, 6 by default)"),
   })
   .meta({ id: 'UserAccessCodeNotification' });
 

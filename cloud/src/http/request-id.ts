@@ -11,7 +11,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export const REQUEST_ID_HEADER = 'x-request-id';
 export const MAX_REQUEST_ID_LENGTH = 128;
 
-const VALID_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** An id the service keeps: printable ASCII without spaces, at most MAX_REQUEST_ID_LENGTH. */
+export const VALID_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** The caller's id when acceptable, else a new one. */
 export function requestIdFrom(header: string | string[] | undefined): string {

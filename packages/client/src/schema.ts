@@ -10,7 +10,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Service and database health */
+        /**
+         * Service and database health
+         * @description Liveness: answers 200 while the process serves HTTP, with the kind of database it uses. Needs no key and is not rate limited; use getReadiness to know whether the service can take work.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -27,7 +30,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database, broker link and fleet */
+        /**
+         * Readiness: database, broker link and fleet
+         * @description Readiness for a load balancer: checks that the database answers (with its latency), that the link to the MQTT broker is connected (when this process runs one) and that the fleet file is loaded. Answers 503 with the same body when any check is down. Needs no key.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Create an order and reserve cells for its parcels */
+        /**
+         * Create an order and reserve cells for its parcels
+         * @description Creates an order (state 0, New) of the marketplace at one of its lockers and reserves a fitting cell for each parcel from the delivery date on. Parcels that fit no cell of the locker even rotated are permanently rejected, those that fit a cell that is taken are temporarily rejected. The same request again (same externalId, same body) answers what the first got and creates nothing; an externalId already used with other data is refused with code 3. With an Idempotency-Key a different body under the same key is refused (422) and a request still in progress under it answers 409.
+         */
         put: operations["createSmartOrder"];
         post?: never;
         delete?: never;
@@ -62,7 +71,14 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Create an order without reserving cells (fitting free cells must exist now, else 32) */
+        /**
+         * Create an order without reserving cells (fitting free cells must exist now, else 32)
+         * @description Creates an order (state 0, New) without holding cells; fitting free cells must exist at the locker now, else it is refused with 32 and, as an extension, up to five nearby lockers where the parcels fit (nearestLockers). Idempotent with an Idempotency-Key like createSmartOrder.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `32` NoCellsForAllParcels (HTTP 400): not every parcel finds a fitting free cell
+         */
         put: operations["createOrder"];
         post?: never;
         delete?: never;
@@ -79,7 +95,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Update an order in state New (205, 206) */
+        /**
+         * Update an order in state New (205, 206)
+         * @description Changes an order still in state New: parcels are matched by barcode, replaced when found and added when not, and an order created with reservation has its cells reserved again. Refused with 205 for an unknown order and 206 once it has left New. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `205` PostOperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `206` PostOperationWrongState (HTTP 400): the order is no longer New (a parcel is in the locker, or it ended)
+         *     - `32` NoCellsForAllParcels (HTTP 400): not every parcel finds a fitting free cell
+         */
         put: operations["updateOrder"];
         post?: never;
         delete?: never;
@@ -96,7 +121,17 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Cancel one parcel position (205, 207, 208, 211) */
+        /**
+         * Cancel one parcel position (205, 207, 208, 211)
+         * @description Cancels one parcel position of an order. When every position of a New order is cancelled the order becomes Cancelled (5); of a Courier loaded order, Return initiated (6), and the parcels are to be taken back from the locker. Refused for an unknown order or parcel, or a parcel already cancelled, loaded or issued. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `205` PostOperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `207` PackagingNotFound (HTTP 400): the order has no parcel with this barcode
+         *     - `208` PackagingCanceled (HTTP 400): the position is already cancelled
+         *     - `211` PackagingLoadedOrIssued (HTTP 400): the parcel was already taken by the customer or collected
+         */
         put: operations["cancelPosition"];
         post?: never;
         delete?: never;
@@ -114,7 +149,15 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Extend storage by 72 hours (state 3 only; 250, 252) */
+        /**
+         * Extend storage by 72 hours (state 3 only; 250, 252)
+         * @description Moves the end of storage of an order that is in the locker (state 3, Courier loaded) 72 hours later, past the locker's non-working days, and sends the marketplace an expiration-date-changes notification with the new deadline. Refused with 250 for an unknown order and 252 in any other state. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `250` OperationNotFound (HTTP 400): no order of the marketplace has this externalId
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
+         */
         post: operations["extendStorage"];
         delete?: never;
         options?: never;
@@ -131,7 +174,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes) */
+        /**
+         * Where a courier finds the order, by parcel barcode (200, 203, 210; 429 after too many wrong codes)
+         * @description Tells a courier where to find an order by one of its parcel barcodes: the locker, its opening hours, how to get in, and the cells holding the parcels. Wrong access codes are counted per barcode: after too many the barcode is refused with 429 (code 4) and Retry-After until the lock-out ends.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         *     - `203` LogistNotFound (HTTP 400): unknown courier, or a wrong access code
+         *     - `210` CourierRouteNotFound (HTTP 400): no active route of the courier goes to the order's locker
+         */
         post: operations["getOrderDetail"];
         delete?: never;
         options?: never;
@@ -148,7 +200,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Free cells for a parcel size from the delivery date on (extension: several lockers with postamatIds) */
+        /**
+         * Free cells for a parcel size from the delivery date on (extension: several lockers with postamatIds)
+         * @description Counts, per date from the delivery date on (CAPACITY_DAYS dates), the cells the marketplace may use at a locker where a parcel of the given size fits and how many of them are free. As an extension, postamatIds asks for several lockers at once. Read-only.
+         */
         post: operations["getCapacity"];
         delete?: never;
         options?: never;
@@ -163,7 +218,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Active lockers the marketplace may use, with dayOffs */
+        /**
+         * Active lockers the marketplace may use, with dayOffs
+         * @description Lists the active lockers the marketplace may use with their addresses and non-working days (dayOffs); scanner filters by barcode scanner and schedule adds the working schedule and special days. Read-only.
+         */
         get: operations["listLockers"];
         put?: never;
         post?: never;
@@ -180,7 +238,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One locker with its cells */
+        /**
+         * One locker with its cells
+         * @description Returns one locker with every cell the marketplace may use (cellsType 0) or only those free for loading now (cellsType 1). An unknown locker, or one the marketplace may not use, is refused with code 3.
+         */
         get: operations["getLocker"];
         put?: never;
         post?: never;
@@ -197,7 +258,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The sandbox lockers, their screens and simulators */
+        /**
+         * The sandbox lockers, their screens and simulators
+         * @description Lists the sandbox lockers of the fleet with their screens and simulators, and whether this cloud process runs them (the other sandbox operations need it to). Only a sandbox marketplace key reaches the sandbox: any other key gets 404.
+         */
         get: operations["listSandboxLockers"];
         put?: never;
         post?: never;
@@ -216,7 +280,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** A courier loads the order at the locker (screen, scanner, doors); answers once the cloud has it Courier loaded */
+        /**
+         * A courier loads the order at the locker (screen, scanner, doors); answers once the cloud has it Courier loaded
+         * @description Plays a courier loading the order at its sandbox locker through the screen, scanner and doors of the simulated hardware, and answers once the cloud has the order Courier loaded (3); the marketplace gets the order-status, user-access-code and expiration-date-changes notifications as in production. Answers 504 when the locker did not get there within the sandbox timeout.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxCourierLoad"];
         delete?: never;
         options?: never;
@@ -233,7 +304,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The customer takes the order with its pick-up code; answers once the cloud has it Client received (or the doors failed) */
+        /**
+         * The customer takes the order with its pick-up code; answers once the cloud has it Client received (or the doors failed)
+         * @description Plays the customer entering the pick-up code at the sandbox locker and taking the parcels; answers once the cloud has the order Client received (2), or with the doors that failed to open. The marketplace gets the order-status notification.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxCustomerPickup"];
         delete?: never;
         options?: never;
@@ -250,7 +328,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The order's storage runs out now; answers once it is Awaiting return (7) */
+        /**
+         * The order's storage runs out now; answers once it is Awaiting return (7)
+         * @description Makes the order's storage run out now and answers once the order is Awaiting return (7); the marketplace gets the order-status notification.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxStorageExpiry"];
         delete?: never;
         options?: never;
@@ -267,7 +352,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The next open of the order's cell fails (the lock jams); answers once the fault is armed */
+        /**
+         * The next open of the order's cell fails (the lock jams); answers once the fault is armed
+         * @description Arms a fault in the simulated locker: the next opening of the order's cell jams. Use it to see how a failed pick-up is reported; resetSandbox repairs it.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `200` OrderNotFound (HTTP 400): no order of the marketplace has a parcel with this barcode
+         */
         post: operations["sandboxDoorJam"];
         delete?: never;
         options?: never;
@@ -283,10 +375,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** The marketplace's receiver is down for a while (default an hour): deliveries fail and are retried by the policy */
+        /**
+         * The marketplace's receiver is down for a while (default an hour): deliveries fail and are retried by the policy
+         * @description Makes deliveries to the marketplace's notification receiver fail for a while (an hour by default), so that the retry policy can be seen at work; the notifications are kept and retried.
+         */
         put: operations["startSandboxReceiverOutage"];
         post?: never;
-        /** The receiver is back now: what the outage held back is due at once */
+        /**
+         * The receiver is back now: what the outage held back is due at once
+         * @description Ends the receiver outage now: what it held back is due for delivery at once.
+         */
         delete: operations["endSandboxReceiverOutage"];
         options?: never;
         head?: never;
@@ -302,7 +400,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** A courier collects every parcel of the marketplace awaiting return; answers once the cloud recorded them returned */
+        /**
+         * A courier collects every parcel of the marketplace awaiting return; answers once the cloud recorded them returned
+         * @description Plays a courier collecting every parcel of the marketplace that is awaiting return at the sandbox locker; answers once the cloud has recorded them Courier picked up (4), which the marketplace is notified of.
+         */
         post: operations["sandboxCourierReturn"];
         delete?: never;
         options?: never;
@@ -319,7 +420,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The marketplace's undelivered notifications are due now; answers once each order's next one had its attempt */
+        /**
+         * The marketplace's undelivered notifications are due now; answers once each order's next one had its attempt
+         * @description Makes the marketplace's undelivered notifications due now and answers once each order's next notification had its attempt, with how many are still undelivered.
+         */
         post: operations["sandboxDeliverNotifications"];
         delete?: never;
         options?: never;
@@ -336,7 +440,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** The marketplace's sandbox starts again: outage ended, open positions cancelled, returns collected, its jams repaired and their flags cleared */
+        /**
+         * The marketplace's sandbox starts again: outage ended, open positions cancelled, returns collected, its jams repaired and their flags cleared
+         * @description Starts the marketplace's sandbox again: ends a receiver outage, cancels the open positions of its orders, collects the parcels awaiting return, repairs the jams it armed and clears their cell flags. Answers what it cancelled, collected and repaired.
+         */
         post: operations["resetSandbox"];
         delete?: never;
         options?: never;
@@ -352,7 +459,16 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Register or update a courier and create a route sheet (500, 602, 604) */
+        /**
+         * Register or update a courier and create a route sheet (500, 602, 604)
+         * @description Registers a courier of the delivery partner (or updates the one with the same externalId) and creates a route sheet: one access code that opens every locker of the route until the end of the route date. Idempotent with an Idempotency-Key.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `500` PermissionProfileNotSet (HTTP 400): a locker of the route is outside the partner's permission profile
+         *     - `602` CourierAlreadyExists (HTTP 400): another courier of the partner has this e-mail or phone
+         *     - `604` CourierExtIdEmpty (HTTP 400): the courier's externalId is empty
+         */
         put: operations["registerCourierRoute"];
         post?: never;
         delete?: never;
@@ -368,12 +484,25 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Who is signed in (with the CSRF token of the session) */
+        /**
+         * Who is signed in (with the CSRF token of the session)
+         * @description Tells who is signed in and repeats the CSRF token of the session (empty when the call carries the key header instead, which needs no token). Answers 401 without a valid session or key.
+         */
         get: operations["getOperatorSession"];
         put?: never;
-        /** Sign in to the operator console with an operator key (sets the operator_session cookie) */
+        /**
+         * Sign in to the operator console with an operator key (sets the operator_session cookie)
+         * @description Exchanges an operator key for a console session: sets the operator_session cookie (HttpOnly, SameSite=Strict) and answers the CSRF token that every later request of the session but GET must send as X-CSRF-Token. An unknown key is refused with 401.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `1` AuthorizationError (HTTP 401): no key in the operation's header, a key there not accepted (unknown, revoked or of another kind), or the key sent in another kind's header; the message says which
+         */
         post: operations["signInOperator"];
-        /** Sign out (the session ends, the cookie is cleared) */
+        /**
+         * Sign out (the session ends, the cookie is cleared)
+         * @description Ends the console session and clears its cookie; with the key header there is nothing to end and it answers the same.
+         */
         delete: operations["signOutOperator"];
         options?: never;
         head?: never;
@@ -388,7 +517,10 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        /** Set or clear cell flags (faulty, dirty, needs_inventory, blocked) */
+        /**
+         * Set or clear cell flags (faulty, dirty, needs_inventory, blocked)
+         * @description Sets or clears each flag the body names (faulty, dirty, needs_inventory, blocked: true or false), with an optional reason. A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. Audited.
+         */
         put: operations["setCellFlags"];
         post?: never;
         delete?: never;
@@ -426,7 +558,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Load the fleet file again (orders are kept) */
+        /**
+         * Load the fleet file again (orders are kept)
+         * @description Reads the fleet file again and applies it, answering what changed: lockers added, updated or deactivated, how many marketplaces and partners it has, and the lockers whose configuration changed; orders are kept. A file that does not load is refused with code 3.
+         */
         post: operations["reloadFleet"];
         delete?: never;
         options?: never;
@@ -441,7 +576,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List notifications (default: failing ones), newest first */
+        /**
+         * List notifications (default: failing ones), newest first
+         * @description Lists notifications to the marketplaces, newest first; by default only failing ones (undelivered past NOTIFY_FAILING_AFTER_SECONDS). Pick-up codes in bodies are masked.
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -458,7 +596,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit) */
+        /**
+         * Each marketplace's receiver: its backlog, its latest attempt, and whether it is failing now (from its first failed attempt, not after the failing limit)
+         * @description Lists each marketplace's notification receiver with its backlog, its latest attempt and whether it is failing now (from its first failed attempt).
+         */
         get: operations["listReceivers"];
         put?: never;
         post?: never;
@@ -477,7 +618,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Make notifications due now (with every undelivered one of their orders, in order) */
+        /**
+         * Make notifications due now (with every undelivered one of their orders, in order)
+         * @description Makes the chosen notifications due now, together with every undelivered notification of their orders, so that the order of notifications per order is kept. Answers how many orders and notifications became due. Audited.
+         */
         post: operations["redeliverNotifications"];
         delete?: never;
         options?: never;
@@ -492,7 +636,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Alerts of the lockers (alarms, faults, facts that met a changed intent), newest first; routine facts with include=history */
+        /**
+         * Alerts of the lockers (alarms, faults, facts that met a changed intent), newest first; routine facts with include=history
+         * @description Lists the alerts of the lockers (alarms, faults, locker facts that met a changed intent), newest first, filtered by state, locker and kind; include=history adds routine facts.
+         */
         get: operations["listAlerts"];
         put?: never;
         post?: never;
@@ -511,7 +658,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Acknowledge an alert: someone is on it (repeats still count on it) */
+        /**
+         * Acknowledge an alert: someone is on it (repeats still count on it)
+         * @description Marks an open alert acknowledged: someone is on it. It stays open until resolved and repeats still count on it. Audited.
+         */
         post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
@@ -528,7 +678,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Resolve an alert (a repeat afterwards opens a new one) */
+        /**
+         * Resolve an alert (a repeat afterwards opens a new one)
+         * @description Resolves an alert with a reason; a repeat of the same fact afterwards opens a new alert. Audited.
+         */
         post: operations["resolveAlert"];
         delete?: never;
         options?: never;
@@ -545,7 +698,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Assign an open or acknowledged alert to an operator (null: to nobody) */
+        /**
+         * Assign an open or acknowledged alert to an operator (null: to nobody)
+         * @description Assigns an open or acknowledged alert to an operator, or to nobody with null. Audited.
+         */
         post: operations["assignAlert"];
         delete?: never;
         options?: never;
@@ -562,7 +718,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Add an operator's note to an alert (kept with it, and in the audit log) */
+        /**
+         * Add an operator's note to an alert (kept with it, and in the audit log)
+         * @description Adds an operator's note to an alert; the note stays with the alert and in the audit log.
+         */
         post: operations["addAlertNote"];
         delete?: never;
         options?: never;
@@ -577,7 +736,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog */
+        /**
+         * The fleet at a glance: lockers online, open alerts, cells to look at, notification backlog
+         * @description Shows the fleet at a glance: lockers online, open alerts, cells flagged for attention and the notification backlog. Read-only.
+         */
         get: operations["getOverview"];
         put?: never;
         post?: never;
@@ -594,7 +756,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Lockers by id, a page at a time, with presence, free cells per size and open alerts */
+        /**
+         * Lockers by id, a page at a time, with presence, free cells per size and open alerts
+         * @description Lists lockers by id, a page at a time, with their presence (online, last seen), free cells per size and open alerts.
+         */
         get: operations["listOperatorLockers"];
         put?: never;
         post?: never;
@@ -611,7 +776,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One locker with its cells as the front looks (column, row, state, door, flags) */
+        /**
+         * One locker with its cells as the front looks (column, row, state, door, flags)
+         * @description Returns one locker with its cells laid out as the front looks (column, row), each with its state, door, flags and the order it holds. Code 3 for an unknown locker.
+         */
         get: operations["getOperatorLocker"];
         put?: never;
         post?: never;
@@ -628,7 +796,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The locker's orders, newest first (phones masked) */
+        /**
+         * The locker's orders, newest first (phones masked)
+         * @description Lists the locker's orders, newest first, a page at a time; phone numbers are masked.
+         */
         get: operations["listLockerOrders"];
         put?: never;
         post?: never;
@@ -645,7 +816,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The cloud's command queue to the locker, newest first (applied commands are trimmed after a week) */
+        /**
+         * The cloud's command queue to the locker, newest first (applied commands are trimmed after a week)
+         * @description Lists the cloud's command queue to the locker, newest first, with each command's status; applied commands are trimmed after a week.
+         */
         get: operations["listLockerCommands"];
         put?: never;
         post?: never;
@@ -662,7 +836,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The locker's alerts, newest first (routine facts with include=history) */
+        /**
+         * The locker's alerts, newest first (routine facts with include=history)
+         * @description Lists the locker's alerts, newest first: open ones, or all with include=history.
+         */
         get: operations["listLockerAlerts"];
         put?: never;
         post?: never;
@@ -679,7 +856,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked */
+        /**
+         * Find orders by externalId, barcode or phone (exact or suffix), newest first; phones masked
+         * @description Finds orders whose externalId, barcode or phone number is the query or ends with it, newest first; phone numbers are masked.
+         */
         get: operations["searchOrders"];
         put?: never;
         post?: never;
@@ -696,7 +876,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it */
+        /**
+         * One order as a person reads it first: state, cells, deadline, pick-up code status, what the marketplace was told and whether it got it
+         * @description Returns one order as a person reads it first: its state, cells, storage deadline, pick-up code status, what the marketplace was notified of and whether it got it.
+         */
         get: operations["getOrderSummary"];
         put?: never;
         post?: never;
@@ -713,7 +896,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts */
+        /**
+         * One order's whole history, oldest first: API calls, transitions, commands, locker events, alerts, notifications and attempts
+         * @description Returns one order's whole history, oldest first: API calls, state transitions, commands to the locker, locker events, alerts, notifications and their delivery attempts.
+         */
         get: operations["getOrderTimeline"];
         put?: never;
         post?: never;
@@ -732,7 +918,14 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on) */
+        /**
+         * Extend an order's storage by days or up to a moment (Courier loaded only, like order/extension; non-working days push it on)
+         * @description Extends the storage of an order in the locker (Courier loaded only, like extendStorage) by a number of days or up to a moment, pushed past the locker's non-working days; the marketplace gets an expiration-date-changes notification. Refused with 252 in any other state. Audited.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
+         */
         post: operations["extendOrderStorage"];
         delete?: never;
         options?: never;
@@ -752,6 +945,10 @@ export type paths = {
         /**
          * Issue a new pick-up code and send it to the marketplace (Courier loaded only); the locker takes only the new one
          * @description Lifecycle row CR1: the new code replaces the old in the order.upsert to the locker, and a user-access-code notification carries it to the marketplace. Refused with 252 outside Courier loaded, 250 for an unknown order.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
          */
         post: operations["regenerateOrderCode"];
         delete?: never;
@@ -772,6 +969,10 @@ export type paths = {
         /**
          * End storage now: the parcels in the locker are to be returned (Courier loaded only), as when storage expires
          * @description Lifecycle row OR1: the order goes to Return initiated, its pick-up code is revoked, and it becomes Awaiting return (order-status 7 to the marketplace) once the locker has applied the revocation. Refused with 252 outside Courier loaded, 250 for an unknown order.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
          */
         post: operations["startOrderReturn"];
         delete?: never;
@@ -792,6 +993,10 @@ export type paths = {
         /**
          * Open the order's cells for the customer at the locker (Courier loaded only); the parcels count as received as after a code pick-up
          * @description Lifecycle row HO1: the order.upsert, then an `order.handover` command with notAfter = now + maxAgeSeconds. The locker opens every cell holding the order's parcels for the customer; each parcel counts as received once its door is confirmed open (parcel.received), so the order becomes Client received and the marketplace gets order-status 2. The outcome comes back as an `order.handover` event (operator alerts). Refused with 252 outside Courier loaded, 250 for an unknown order, 252 (HTTP 409) when the locker is offline, 3 when its agent has not announced order.handover. Audited with the reason customer_handover and the note.
+         *
+         *     Refusals of this operation beyond the common ones:
+         *
+         *     - `252` OperationBadState (HTTP 400): storage can be extended only in state 3 (Courier loaded)
          */
         post: operations["handOverOrder"];
         delete?: never;
@@ -807,7 +1012,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of operator actions (who, when, what, target, why), newest first; each filter given narrows it */
+        /**
+         * The audit log of operator actions (who, when, what, target, why), newest first; each filter given narrows it
+         * @description Lists the audit log of operator actions (who, when, what, on which target, why), newest first; each filter given narrows it.
+         */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -844,10 +1052,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Signed agent releases, newest first */
+        /**
+         * Signed agent releases, newest first
+         * @description Lists the signed agent releases uploaded to the cloud, newest first, a page at a time.
+         */
         get: operations["listReleases"];
         put?: never;
-        /** Upload a signed release (`cli.ts release sign`); refused unless a key of RELEASE_PUBLIC_KEYS signed it and every digest holds */
+        /**
+         * Upload a signed release (`cli.ts release sign`); refused unless a key of RELEASE_PUBLIC_KEYS signed it and every digest holds
+         * @description Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest, every file matches its digest, the artifact is within RELEASE_MAX_BYTES and the cloud speaks the link protocol it needs; answers 201 when stored, 200 when the same release was uploaded before. Audited.
+         */
         post: operations["uploadRelease"];
         delete?: never;
         options?: never;
@@ -862,7 +1076,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One release with its signed manifest (every file with its size and SHA-256) */
+        /**
+         * One release with its signed manifest (every file with its size and SHA-256)
+         * @description Returns one release with its signed manifest: every file with its size and SHA-256. 404 for an unknown release.
+         */
         get: operations["getRelease"];
         put?: never;
         post?: never;
@@ -879,10 +1096,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Rollouts, newest first, with their waves and lockers by state */
+        /**
+         * Rollouts, newest first, with their waves and lockers by state
+         * @description Lists rollouts, newest first, with their waves and how many lockers are in each state.
+         */
         get: operations["listRollouts"];
         put?: never;
-        /** Roll a release out to a target (every locker, a list, a city) in waves, with a soak time, a health window and a failure threshold */
+        /**
+         * Roll a release out to a target (every locker, a list, a city) in waves, with a soak time, a health window and a failure threshold
+         * @description Starts rolling a release out to a target (every locker, a list, or a city) in waves of cumulative percentages, waiting the soak time between waves; an updated agent must confirm itself healthy within the health window or goes back, and the rollout halts when more than the failure threshold of a wave failed. The first wave is offered at the next tick. 404 for an unknown release, 409 when a locker of the target is in an unfinished rollout. Audited.
+         */
         post: operations["createRollout"];
         delete?: never;
         options?: never;
@@ -897,7 +1120,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One rollout */
+        /**
+         * One rollout
+         * @description Returns one rollout with its settings, its waves and its lockers by state. 404 for an unknown rollout.
+         */
         get: operations["getRollout"];
         put?: never;
         post?: never;
@@ -914,7 +1140,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A rollout's lockers in their order: wave, state, why, and the version each runs */
+        /**
+         * A rollout's lockers in their order: wave, state, why, and the version each runs
+         * @description Lists a rollout's lockers in their order, a page at a time: wave, state, why, and the version each runs; filter by state or wave.
+         */
         get: operations["listRolloutLockers"];
         put?: never;
         post?: never;
@@ -933,7 +1162,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Pause a running rollout: no new offers; lockers that have not switched stop */
+        /**
+         * Pause a running rollout: no new offers; lockers that have not switched stop
+         * @description Pauses a running rollout: no new offers are made and lockers that have not switched yet stop; those switching finish. 409 when the rollout is not running. Audited.
+         */
         post: operations["pauseRollout"];
         delete?: never;
         options?: never;
@@ -950,7 +1182,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Resume a paused or halted rollout: failures so far no longer count toward a halt */
+        /**
+         * Resume a paused or halted rollout: failures so far no longer count toward a halt
+         * @description Resumes a paused or halted rollout; the failures so far no longer count toward a halt. 409 in any other state. Audited.
+         */
         post: operations["resumeRollout"];
         delete?: never;
         options?: never;
@@ -967,7 +1202,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Abort a rollout for good: lockers that have not switched stop; switched ones finish their health check */
+        /**
+         * Abort a rollout for good: lockers that have not switched stop; switched ones finish their health check
+         * @description Aborts a rollout for good: lockers that have not switched stop, switched ones finish their health check. 409 once finished or aborted. Audited.
+         */
         post: operations["abortRollout"];
         delete?: never;
         options?: never;
@@ -984,7 +1222,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Take the lockers a rollout updated back with a signed rollback release (its rollbackFrom names this version); the rollout is aborted */
+        /**
+         * Take the lockers a rollout updated back with a signed rollback release (its rollbackFrom names this version); the rollout is aborted
+         * @description Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. Code 3 when the release is not such a rollback, 404 for an unknown rollout or release, 409 when its lockers are in another unfinished rollout. Audited.
+         */
         post: operations["rollbackRollout"];
         delete?: never;
         options?: never;
@@ -999,7 +1240,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Each active locker's agent version (as its hello, presence or update report said), and how many lockers run each version */
+        /**
+         * Each active locker's agent version (as its hello, presence or update report said), and how many lockers run each version
+         * @description Lists each active locker's agent version (as its hello, presence or update report said), a page at a time, with how many lockers run each version.
+         */
         get: operations["listAgents"];
         put?: never;
         post?: never;
@@ -1016,7 +1260,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md) */
+        /**
+         * The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md)
+         * @description Returns the latest health report of the locker's agent (boards, timings, uptime) with when it was sent and received; report is null until the first arrives.
+         */
         get: operations["getLockerHealth"];
         put?: never;
         post?: never;
@@ -1630,7 +1877,7 @@ export type components = {
             maxAgeSeconds: number;
         };
         OrderStatusNotification: {
-            /** @description locker id as text; only in the placement event (3) */
+            /** @description the locker id in decimal, as a string (the wire form of the contract); only in the placement event (3) */
             postamat_id?: string;
             /** @description only in the placement event (3) */
             cell_id?: number;
@@ -1638,7 +1885,7 @@ export type components = {
             id: string;
             barcode: string;
             /**
-             * @description the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier
+             * @description a string (the wire form of the contract): the order state the parcel reached: 3 loaded, 2 taken by the customer, 7 awaiting return, 4 collected by a courier
              * @enum {string}
              */
             event_id: "2" | "3" | "4" | "7";
@@ -2041,7 +2288,7 @@ export type components = {
         UserAccessCodeNotification: {
             /** @description the order's externalId */
             id: string;
-            /** @description locker id as text */
+            /** @description the locker id in decimal, as a string (the wire form of the contract) */
             postamat_id: string;
             /** @description the customer's pick-up code (PICKUP_CODE_LENGTH digits, 6 by default) */
             access_code: string;
@@ -2072,12 +2319,16 @@ export type components = {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description requests allowed per window */
+        /** @description requests allowed per window to the caller's key */
         "RateLimit-Limit": number;
         /** @description requests left in this window */
         "RateLimit-Remaining": number;
         /** @description seconds until the window ends */
         "RateLimit-Reset": number;
+        /** @description seconds to wait before sending again */
+        "Retry-After": number;
+        /** @description The request's id: the caller's X-Request-Id when it was kept, else a new UUID. Present on every answer. */
+        "X-Request-Id": string;
     };
     pathItems: never;
 };
@@ -2086,7 +2337,10 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2095,6 +2349,7 @@ export interface operations {
             /** @description The service answers and its database is reachable */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2106,7 +2361,10 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2115,6 +2373,7 @@ export interface operations {
             /** @description Ready: the database answers, the broker link is connected (or this process runs none) and the fleet is loaded */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2124,6 +2383,7 @@ export interface operations {
             /** @description Not ready: the body names the dependency that is down */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2138,6 +2398,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2151,6 +2413,7 @@ export interface operations {
             /** @description The order is created (state 0, New); which parcels got which cell, and which found none. The same request again answers the same and creates nothing. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2163,6 +2426,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2171,7 +2435,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2187,6 +2451,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2199,6 +2464,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2211,6 +2477,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2223,6 +2490,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2235,11 +2503,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2249,6 +2517,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2266,6 +2535,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2279,6 +2550,7 @@ export interface operations {
             /** @description The order is created (state 0, New) without holding cells */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2291,6 +2563,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2299,7 +2572,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2315,6 +2588,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2327,6 +2601,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2339,6 +2614,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2351,6 +2627,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2363,11 +2640,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2377,6 +2654,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2394,6 +2672,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2407,6 +2687,7 @@ export interface operations {
             /** @description The order in state New is updated: parcels matched by barcode (replaced when found, added when not); an order created with reservation is reserved again */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2419,6 +2700,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2427,7 +2709,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        /** @enum {number} */
+                        /** @enum {integer} */
                         resultCode: 1 | 2 | 3 | 4 | 5 | 10 | 11 | 32 | 200 | 203 | 210 | 205 | 206 | 207 | 208 | 211 | 250 | 252 | 500 | 602 | 604;
                         /** @description Extension beyond the contract, only with code 32: up to 5 other lockers of the marketplace where the same parcels fit on the delivery date, nearest first; absent when there is none */
                         nearestLockers?: {
@@ -2443,6 +2725,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2455,6 +2738,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2467,6 +2751,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2479,6 +2764,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2491,11 +2777,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,6 +2791,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2522,6 +2809,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2535,6 +2824,7 @@ export interface operations {
             /** @description The position is cancelled; every position of a New order cancelled makes it Cancelled (5), of a Courier loaded order Return initiated (6) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2547,6 +2837,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2559,6 +2850,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2571,6 +2863,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2583,6 +2876,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2595,6 +2889,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2607,11 +2902,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2621,6 +2916,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2638,6 +2934,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2651,6 +2949,7 @@ export interface operations {
             /** @description Storage ends 72 hours later, moved past the locker's non-working days; the marketplace also gets an expiration-date-changes notification */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2663,6 +2962,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2675,6 +2975,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2687,6 +2988,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2699,6 +3001,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2711,6 +3014,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2723,11 +3027,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2737,6 +3041,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2751,7 +3056,10 @@ export interface operations {
     getOrderDetail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2764,6 +3072,7 @@ export interface operations {
             /** @description Where the courier finds the order: the locker, how to get in, and the cells of its parcels */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2776,6 +3085,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2788,6 +3098,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2800,6 +3111,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2812,11 +3124,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit, or the barcode or the marketplace is locked after too many wrong courier codes. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2826,6 +3138,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2840,7 +3153,10 @@ export interface operations {
     getCapacity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2853,6 +3169,7 @@ export interface operations {
             /** @description Per date from deliveryDate (CAPACITY_DAYS dates): free cells the size fits, and all cells the marketplace may use */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2865,6 +3182,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2877,6 +3195,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2889,6 +3208,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2901,11 +3221,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,6 +3235,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2930,11 +3251,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: only lockers with a barcode scanner; false: only without */
-                scanner?: "true" | "false";
+                scanner?: boolean;
                 /** @description true: working schedule and special days are returned */
-                schedule?: "true" | "false";
+                schedule?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2943,6 +3267,7 @@ export interface operations {
             /** @description The active lockers the marketplace may use, with their non-working days (dayOffs) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2955,6 +3280,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2967,6 +3293,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2979,11 +3306,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2993,6 +3320,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3011,7 +3339,10 @@ export interface operations {
                 /** @description 0: every cell the marketplace may use; 1: those free for loading now */
                 cellsType?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3020,6 +3351,7 @@ export interface operations {
             /** @description The locker with its cells */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3032,6 +3364,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3044,6 +3377,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3056,11 +3390,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,6 +3404,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3084,7 +3419,10 @@ export interface operations {
     listSandboxLockers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3093,6 +3431,7 @@ export interface operations {
             /** @description The sandbox lockers of the fleet, and whether this cloud process runs them */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3116,6 +3455,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3128,6 +3468,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3140,6 +3481,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3152,11 +3494,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3166,6 +3508,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3178,6 +3521,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3190,6 +3534,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3204,7 +3549,10 @@ export interface operations {
     sandboxCourierLoad: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3220,6 +3568,7 @@ export interface operations {
             /** @description The order once the cloud has it Courier loaded (3), with the cell of each parcel */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3243,6 +3592,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3255,6 +3605,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3267,6 +3618,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3279,6 +3631,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3291,11 +3644,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3658,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3317,6 +3671,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3329,6 +3684,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3343,7 +3699,10 @@ export interface operations {
     sandboxCustomerPickup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3361,6 +3720,7 @@ export interface operations {
             /** @description The order once the cloud has it Client received (2), or the doors that failed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3388,6 +3748,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3400,6 +3761,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3412,6 +3774,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3424,6 +3787,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3436,11 +3800,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3814,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3462,6 +3827,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3474,6 +3840,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3488,7 +3855,10 @@ export interface operations {
     sandboxStorageExpiry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3504,6 +3874,7 @@ export interface operations {
             /** @description The order once it is Awaiting return (7) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3527,6 +3898,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3539,6 +3911,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3551,6 +3924,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3563,6 +3937,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3575,11 +3950,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,6 +3964,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3601,6 +3977,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3613,6 +3990,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3627,7 +4005,10 @@ export interface operations {
     sandboxDoorJam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3643,6 +4024,7 @@ export interface operations {
             /** @description The cell whose lock is jammed now: the next open of the order's cell fails */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3659,6 +4041,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3671,6 +4054,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3683,6 +4067,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3695,6 +4080,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3707,11 +4093,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3721,6 +4107,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3733,6 +4120,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3745,6 +4133,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3759,7 +4148,10 @@ export interface operations {
     startSandboxReceiverOutage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3778,6 +4170,7 @@ export interface operations {
             /** @description Until when deliveries to the marketplace's receiver fail */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3793,6 +4186,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3805,6 +4199,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3817,6 +4212,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3829,6 +4225,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3841,11 +4238,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3855,6 +4252,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3867,6 +4265,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3879,6 +4278,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3893,7 +4293,10 @@ export interface operations {
     endSandboxReceiverOutage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3902,6 +4305,7 @@ export interface operations {
             /** @description The receiver is back: deliveries are due again */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3917,6 +4321,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3929,6 +4334,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3941,6 +4347,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3953,11 +4360,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3967,6 +4374,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3979,6 +4387,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3991,6 +4400,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4005,7 +4415,10 @@ export interface operations {
     sandboxCourierReturn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4014,6 +4427,7 @@ export interface operations {
             /** @description Where the courier collected, and the orders as they are now (Courier picked up, 4) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4048,6 +4462,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4060,6 +4475,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4072,6 +4488,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4084,11 +4501,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4098,6 +4515,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4110,6 +4528,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4122,6 +4541,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4136,7 +4556,10 @@ export interface operations {
     sandboxDeliverNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4145,6 +4568,7 @@ export interface operations {
             /** @description How many of the marketplace's notifications are still undelivered after the round */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4160,6 +4584,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4172,6 +4597,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4184,6 +4610,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4196,11 +4623,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4637,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4222,6 +4650,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4234,6 +4663,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4248,7 +4678,10 @@ export interface operations {
     resetSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4257,6 +4690,7 @@ export interface operations {
             /** @description What the reset cancelled, collected and repaired */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4301,6 +4735,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4313,6 +4748,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4325,6 +4761,7 @@ export interface operations {
             /** @description Refused (code 3): a production marketplace key; the sandbox answers as if the path did not exist */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4337,11 +4774,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,6 +4788,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4363,6 +4801,7 @@ export interface operations {
             /** @description The sandbox locker does not run in this cloud process (code 2): start the cloud with the sandbox (docs/sandbox.md) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4375,6 +4814,7 @@ export interface operations {
             /** @description The effect did not happen within SANDBOX_TIMEOUT_SECONDS (code 2); look at the order again */
             504: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4392,6 +4832,8 @@ export interface operations {
             header?: {
                 /** @description Optional: a key for safe retries (1-255 printable ASCII; a Structured Field String such as "8e03978e" or bare). The same key with the same body replays the first answer (header Idempotent-Replayed: true) and does nothing again; with another body 422 (code 3); while the first request is still running 409 (code 4, Retry-After). Keys are kept 24 hours. */
                 "idempotency-key"?: string;
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4405,6 +4847,7 @@ export interface operations {
             /** @description The courier is registered (or updated) and has one access code for every locker of the route, valid until the end of the route date */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4417,6 +4860,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4429,6 +4873,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4441,6 +4886,7 @@ export interface operations {
             /** @description A request with the same Idempotency-Key is still being processed (code 4, Retry-After) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4453,6 +4899,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4465,6 +4912,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another request (code 3) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4477,11 +4925,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,6 +4939,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4505,7 +4954,10 @@ export interface operations {
     getOperatorSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4514,6 +4966,7 @@ export interface operations {
             /** @description Who is signed in; with the key header the token is empty (a key needs no CSRF token) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4534,6 +4987,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4546,6 +5000,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4558,6 +5013,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4570,11 +5026,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4584,6 +5040,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4598,7 +5055,10 @@ export interface operations {
     signInOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4613,6 +5073,7 @@ export interface operations {
             /** @description Signed in: the session cookie is set (HttpOnly, SameSite=Strict); the answer carries its CSRF token */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +5091,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4639,6 +5101,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,6 +5111,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4657,8 +5121,8 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4668,6 +5132,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4679,7 +5144,10 @@ export interface operations {
     signOutOperator: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4688,6 +5156,7 @@ export interface operations {
             /** @description Signed out: the session ends and its cookie is cleared (with the key header nothing is left to end) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4703,6 +5172,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4715,6 +5185,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4727,6 +5198,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4739,11 +5211,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4753,6 +5225,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4767,7 +5240,10 @@ export interface operations {
     setCellFlags: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 postamatId: number;
                 cellId: number;
@@ -4783,6 +5259,7 @@ export interface operations {
             /** @description The cell's flags now; a flagged cell is out of allocation at once, and the locker gets them as a cell.flags command */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4795,6 +5272,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4807,6 +5285,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4819,6 +5298,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4831,6 +5311,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4843,11 +5324,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4857,6 +5338,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4871,7 +5353,10 @@ export interface operations {
     openCell: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
                 cellId: number;
@@ -4887,6 +5372,7 @@ export interface operations {
             /** @description The cell.open command is recorded; the outcome comes back from the locker as an operator alert (kind cell.open) */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4899,6 +5385,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4911,6 +5398,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4923,6 +5411,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4935,6 +5424,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4947,11 +5437,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4961,6 +5451,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4975,7 +5466,10 @@ export interface operations {
     reloadFleet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4984,6 +5478,7 @@ export interface operations {
             /** @description The fleet file is loaded again; orders are kept */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -4996,6 +5491,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5008,6 +5504,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5020,6 +5517,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5032,11 +5530,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5046,6 +5544,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5067,7 +5566,10 @@ export interface operations {
                 beforeId?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5076,6 +5578,7 @@ export interface operations {
             /** @description Notifications, newest first (pick-up codes masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5088,6 +5591,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5100,6 +5604,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5112,6 +5617,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5124,11 +5630,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,6 +5644,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5152,7 +5659,10 @@ export interface operations {
     listReceivers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5161,6 +5671,7 @@ export interface operations {
             /** @description Each marketplace's receiver, failing from its first failed attempt */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5173,6 +5684,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5185,6 +5697,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5197,6 +5710,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5209,11 +5723,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5223,6 +5737,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5237,7 +5752,10 @@ export interface operations {
     redeliverNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5250,6 +5768,7 @@ export interface operations {
             /** @description How many orders and notifications became due now */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5262,6 +5781,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5274,6 +5794,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5286,6 +5807,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5298,6 +5820,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5310,11 +5833,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5324,6 +5847,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5347,7 +5871,10 @@ export interface operations {
                 beforeId?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5356,6 +5883,7 @@ export interface operations {
             /** @description Locker facts kept for operators, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5368,6 +5896,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5380,6 +5909,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5392,6 +5922,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5404,11 +5935,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +5949,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5432,7 +5964,10 @@ export interface operations {
     acknowledgeAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5451,6 +5986,7 @@ export interface operations {
             /** @description The alert, acknowledged (it stays open until resolved) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5463,6 +5999,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5475,6 +6012,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5487,6 +6025,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5499,6 +6038,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5511,11 +6051,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +6065,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5539,7 +6080,10 @@ export interface operations {
     resolveAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5558,6 +6102,7 @@ export interface operations {
             /** @description The alert, resolved with its reason */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5570,6 +6115,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5582,6 +6128,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5594,6 +6141,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5606,6 +6154,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5618,11 +6167,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5632,6 +6181,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5646,7 +6196,10 @@ export interface operations {
     assignAlert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5666,6 +6219,7 @@ export interface operations {
             /** @description The alert with its assignee */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5678,6 +6232,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5690,6 +6245,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5702,6 +6258,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5714,6 +6271,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5726,11 +6284,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5740,6 +6298,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5754,7 +6313,10 @@ export interface operations {
     addAlertNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 alertId: number;
             };
@@ -5771,6 +6333,7 @@ export interface operations {
             /** @description The alert with its notes */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5783,6 +6346,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5795,6 +6359,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5807,6 +6372,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5819,6 +6385,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5831,11 +6398,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5845,6 +6412,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5859,7 +6427,10 @@ export interface operations {
     getOverview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5868,6 +6439,7 @@ export interface operations {
             /** @description The fleet at a glance */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5902,6 +6474,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5914,6 +6487,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5926,6 +6500,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5938,11 +6513,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5952,6 +6527,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5974,7 +6550,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5983,6 +6562,7 @@ export interface operations {
             /** @description A page of lockers by id */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6021,6 +6601,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6033,6 +6614,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6045,6 +6627,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6057,11 +6640,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,6 +6654,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6085,7 +6669,10 @@ export interface operations {
     getOperatorLocker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6096,6 +6683,7 @@ export interface operations {
             /** @description The locker with its grid of cells (state, door, flags, orders) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6173,6 +6761,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6185,6 +6774,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6197,6 +6787,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6209,11 +6800,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +6814,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6240,7 +6832,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6251,6 +6846,7 @@ export interface operations {
             /** @description A page of the locker's orders, newest first (phones masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6284,6 +6880,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6296,6 +6893,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6308,6 +6906,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6320,11 +6919,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6334,6 +6933,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6352,7 +6952,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6363,6 +6966,7 @@ export interface operations {
             /** @description A page of the locker's commands, newest first, with their status */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6391,6 +6995,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6403,6 +7008,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6415,6 +7021,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6427,11 +7034,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6441,6 +7048,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6460,7 +7068,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -6471,6 +7082,7 @@ export interface operations {
             /** @description A page of the locker's alerts (open ones; include=history for all) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6488,6 +7100,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6500,6 +7113,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6512,6 +7126,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6524,11 +7139,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,6 +7153,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6557,7 +7173,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6566,6 +7185,7 @@ export interface operations {
             /** @description Orders whose externalId, barcode or phone ends with the query (phones masked) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6599,6 +7219,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6611,6 +7232,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6623,6 +7245,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6635,11 +7258,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6649,6 +7272,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6663,7 +7287,10 @@ export interface operations {
     getOrderSummary: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6675,6 +7302,7 @@ export interface operations {
             /** @description The order as a person reads it first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6687,6 +7315,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6699,6 +7328,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6711,6 +7341,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6723,11 +7354,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6737,6 +7368,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6751,7 +7383,10 @@ export interface operations {
     getOrderTimeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6763,6 +7398,7 @@ export interface operations {
             /** @description The order's history: states, commands, notifications and locker facts in time order */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6790,6 +7426,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6802,6 +7439,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6814,6 +7452,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6826,11 +7465,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6840,6 +7479,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6854,7 +7494,10 @@ export interface operations {
     extendOrderStorage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6884,6 +7527,7 @@ export interface operations {
             /** @description The new storage deadline (as order/extension answers it) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6902,6 +7546,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6914,6 +7559,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6926,6 +7572,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6938,6 +7585,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6950,11 +7598,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6964,6 +7612,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6978,7 +7627,10 @@ export interface operations {
     regenerateOrderCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -6998,6 +7650,7 @@ export interface operations {
             /** @description A new code is issued and on its way to the marketplace */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7010,6 +7663,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7022,6 +7676,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7034,6 +7689,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7046,6 +7702,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7058,11 +7715,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7072,6 +7729,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7086,7 +7744,10 @@ export interface operations {
     startOrderReturn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -7106,6 +7767,7 @@ export interface operations {
             /** @description The order is Return initiated; the parcels in the locker are to be returned */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7118,6 +7780,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7130,6 +7793,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7142,6 +7806,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7154,6 +7819,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7166,11 +7832,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7180,6 +7846,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7194,7 +7861,10 @@ export interface operations {
     handOverOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 /** @description the platform order id */
                 orderId: string;
@@ -7210,6 +7880,7 @@ export interface operations {
             /** @description The order.handover command is recorded after the order's upsert; the outcome comes back as an operator alert (kind order.handover), the order becomes Client received by the locker's parcel.received */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7222,6 +7893,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7234,6 +7906,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7246,6 +7919,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7258,6 +7932,7 @@ export interface operations {
             /** @description Code 252: the locker is offline; nothing recorded (the customer is waiting now, a late open would open to nobody) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7270,6 +7945,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7282,11 +7958,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7296,6 +7972,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7324,7 +8001,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7333,6 +8013,7 @@ export interface operations {
             /** @description A page of the audit log, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7368,6 +8049,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7380,6 +8062,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7392,6 +8075,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7404,11 +8088,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7418,6 +8102,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7432,7 +8117,10 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7441,6 +8129,7 @@ export interface operations {
             /** @description text/event-stream: `event:` and `data:` lines per change, a heartbeat comment every 15 s; the answer never ends */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7453,6 +8142,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7465,6 +8155,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7477,6 +8168,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7489,11 +8181,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7503,6 +8195,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7520,7 +8213,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7529,6 +8225,7 @@ export interface operations {
             /** @description A page of the signed releases, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7546,6 +8243,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7558,6 +8256,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7570,6 +8269,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7582,11 +8282,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7596,6 +8296,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7610,7 +8311,10 @@ export interface operations {
     uploadRelease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7623,6 +8327,7 @@ export interface operations {
             /** @description The release, stored (201) or uploaded before (200) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7635,6 +8340,7 @@ export interface operations {
             /** @description The release, stored (201) or uploaded before (200) */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7647,6 +8353,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7659,6 +8366,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7671,6 +8379,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7683,6 +8392,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7695,11 +8405,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7709,6 +8419,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7723,7 +8434,10 @@ export interface operations {
     getRelease: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 releaseId: number;
             };
@@ -7734,6 +8448,7 @@ export interface operations {
             /** @description The release with its signed manifest */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7746,6 +8461,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7758,6 +8474,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7770,6 +8487,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7782,6 +8500,7 @@ export interface operations {
             /** @description no such release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7794,11 +8513,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7808,6 +8527,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7826,7 +8546,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7835,6 +8558,7 @@ export interface operations {
             /** @description A page of the rollouts, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7852,6 +8576,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7864,6 +8589,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7876,6 +8602,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7888,11 +8615,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7902,6 +8629,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7916,7 +8644,10 @@ export interface operations {
     createRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7929,6 +8660,7 @@ export interface operations {
             /** @description The rollout, created: its first wave is offered at the next tick */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7941,6 +8673,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7953,6 +8686,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7965,6 +8699,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7977,6 +8712,7 @@ export interface operations {
             /** @description no such release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7989,6 +8725,7 @@ export interface operations {
             /** @description a locker of the target is in an unfinished rollout */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8001,6 +8738,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8013,11 +8751,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8027,6 +8765,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8041,7 +8780,10 @@ export interface operations {
     getRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8052,6 +8794,7 @@ export interface operations {
             /** @description The rollout with its waves and its lockers by state */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8064,6 +8807,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8076,6 +8820,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8088,6 +8833,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8100,6 +8846,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8112,11 +8859,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8126,6 +8873,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8145,7 +8893,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8156,6 +8907,7 @@ export interface operations {
             /** @description A page of the rollout's lockers in their order */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8173,6 +8925,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8185,6 +8938,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8197,6 +8951,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8209,6 +8964,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8221,11 +8977,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8235,6 +8991,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8249,7 +9006,10 @@ export interface operations {
     pauseRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8264,6 +9024,7 @@ export interface operations {
             /** @description The rollout after the pause */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8276,6 +9037,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8288,6 +9050,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8300,6 +9063,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8312,6 +9076,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8324,6 +9089,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8336,6 +9102,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8348,11 +9115,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8362,6 +9129,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8376,7 +9144,10 @@ export interface operations {
     resumeRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8391,6 +9162,7 @@ export interface operations {
             /** @description The rollout after the resume */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8403,6 +9175,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8415,6 +9188,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8427,6 +9201,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8439,6 +9214,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8451,6 +9227,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8463,6 +9240,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8475,11 +9253,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8489,6 +9267,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8503,7 +9282,10 @@ export interface operations {
     abortRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8518,6 +9300,7 @@ export interface operations {
             /** @description The rollout after the abort */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8530,6 +9313,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8542,6 +9326,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8554,6 +9339,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8566,6 +9352,7 @@ export interface operations {
             /** @description no such rollout */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8578,6 +9365,7 @@ export interface operations {
             /** @description not in a state that allows it */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8590,6 +9378,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8602,11 +9391,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8616,6 +9405,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8630,7 +9420,10 @@ export interface operations {
     rollbackRollout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 rolloutId: number;
             };
@@ -8645,6 +9438,7 @@ export interface operations {
             /** @description The rollback rollout, created; the rollout it takes back is aborted */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8657,6 +9451,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8669,6 +9464,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8681,6 +9477,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8693,6 +9490,7 @@ export interface operations {
             /** @description no such rollout or release */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8705,6 +9503,7 @@ export interface operations {
             /** @description its lockers are in another unfinished rollout */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8717,6 +9516,7 @@ export interface operations {
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8729,11 +9529,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8743,6 +9543,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8761,7 +9562,10 @@ export interface operations {
                 page?: number;
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8770,6 +9574,7 @@ export interface operations {
             /** @description A page of the active lockers with their agents' versions, and how many lockers run each version */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8782,6 +9587,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8794,6 +9600,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8806,6 +9613,7 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8818,11 +9626,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8832,6 +9640,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8846,7 +9655,10 @@ export interface operations {
     getLockerHealth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
             path: {
                 lockerId: number;
             };
@@ -8857,6 +9669,7 @@ export interface operations {
             /** @description The latest health report of the locker's agent; report null until the first arrives */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8869,6 +9682,7 @@ export interface operations {
             /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8881,6 +9695,7 @@ export interface operations {
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8893,11 +9708,11 @@ export interface operations {
             /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description seconds to wait before sending again */
-                    "Retry-After"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8907,6 +9722,7 @@ export interface operations {
             /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8924,6 +9740,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };
@@ -8958,6 +9776,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };
@@ -8992,6 +9812,8 @@ export interface operations {
             header: {
                 /** @description UUID of the notification, the same on every attempt: deduplicate by it */
                 "x-notification-id": string;
+                /** @description The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out). */
+                "x-request-id"?: string;
                 /** @description Only when the marketplace has receiver.hmacSecret: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>. Recompute over the raw body as received, compare in constant time, reject t more than 300 s from your clock. Each attempt is signed anew. */
                 "x-signature"?: string;
             };

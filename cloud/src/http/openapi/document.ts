@@ -20,13 +20,16 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
         '(webhooks). Every refusal is the envelope {message, resultCode} (ErrorEnvelope); the result code decides the HTTP status.',
       version: '4.0.0',
     },
+    // Relative: the cloud that serves the document at /docs/json; with the file, the base URL of the cloud called.
+    servers: [{ url: '/', description: 'the cloud serving this document (its scheme, host and port)' }],
     tags: [
-      { name: 'orders', description: 'Orders of a marketplace: create, update, cancel positions, extend storage, find' },
-      { name: 'postamats', description: 'Lockers a marketplace may use: list, detail, capacity' },
-      { name: 'couriers', description: 'Courier route sheets of a delivery partner' },
-      { name: 'operator', description: 'The platform operator: cells, fleet, notifications, alerts' },
-      { name: 'health', description: 'Liveness and database reachability' },
-      { name: 'notifications', description: 'What the service sends to the marketplace receiver' },
+      { name: 'orders', description: 'Marketplace (X-Service-Api-Key): orders: create, update, cancel positions, extend storage, find' },
+      { name: 'postamats', description: 'Marketplace (X-Service-Api-Key): the lockers it may use: list, detail, capacity' },
+      { name: 'sandbox', description: "Sandbox marketplace (its own X-Service-Api-Key): play the locker's side (courier, customer, faults, receiver outages) on sandbox lockers" },
+      { name: 'couriers', description: 'Courier company (Partner-Api-Key): route sheets of a delivery partner' },
+      { name: 'operator', description: 'Platform operator (X-Operator-Api-Key or the console session): cells, fleet, orders, notifications, alerts, audit, releases, rollouts' },
+      { name: 'health', description: 'Liveness and readiness, without a key' },
+      { name: 'notifications', description: 'The webhooks the service sends to the marketplace receiver' },
     ],
     components: {
       securitySchemes: {

@@ -15,6 +15,8 @@ import { HTTP_METHODS, type ExampleObject, type JsonObject, type OpenApiDocument
 import { OPERATION_EXAMPLES } from './examples/index.js';
 import { codeExampleName, type OperationExamples, type RequestExample } from './examples/types.js';
 import { commonCodes, resultCodeInfo, resultCodeSchema } from './result-codes.js';
+import { OPERATION_DESCRIPTIONS } from './operation-descriptions.js';
+import { REQUEST_ID_HEADER_DOC, REQUEST_ID_PARAMETER } from './request-id.js';
 import { documentRetirements } from './retirements.js';
 import { notificationWebhooks, RECEIVER_AUTH_SCHEME, receiverAuthScheme } from './webhooks.js';
 
@@ -41,11 +43,12 @@ const STATUS_NAMED_BY_ERROR: Record<string, { code: ResultCode; message: string 
 };
 
 const RATE_LIMIT_HEADERS: Record<string, JsonObject> = {
-  'RateLimit-Limit': { description: 'requests allowed per window', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'requests left in this window', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'seconds until the window ends', schema: { type: 'integer' } },
+  'RateLimit-Limit': { description: "requests allowed per window to the caller's key", schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'requests left in this window', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'seconds until the window ends', schema: { type: 'integer', minimum: 0 } },
 };
-const RETRY_AFTER = { description: 'seconds to wait before sending again', schema: { type: 'integer' } };
+const RETRY_AFTER = { description: 'seconds to wait before sending again', schema: { type: 'integer', minimum: 0 } };
+const HEADERS: Record<string, JsonObject> = { ...RATE_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER, 'X-Request-Id': REQUEST_ID_HEADER_DOC };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -72,12 +75,13 @@ function describeResponse(status: string, response: Response, op: Operation, ex:
     } else {
       for (const code of [...commonCodes(key), ...(ex.codes ?? [])]) if (String(httpStatusOf(code)) === status) examples[codeExampleName(code)] = refusal(code);
     }
-    if (status === '429') response.headers = { ...response.headers, 'Retry-After': RETRY_AFTER };
+    if (status === '429') response.headers = { ...response.headers, 'Retry-After': ref('Retry-After') };
   }
   for (const [name, a] of Object.entries(ex.answers)) {
     if (String(a.status ?? 200) === status) examples[name] = { summary: a.summary, ...(a.description ? { description: a.description } : {}), value: a.value };
   }
   if (key) response.headers = { ...Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, ref(h)])), ...response.headers };
+  response.headers = { 'X-Request-Id': ref('X-Request-Id'), ...response.headers };
   if (media && Object.keys(examples).length > 0) media.examples = examples;
 }
 
@@ -86,8 +90,20 @@ function describedRequest(r: RequestExample): { description?: string } {
   return text ? { description: text } : {};
 }
 
+/** What the operation does (operation-descriptions.ts, or the route's own), then its own refusals by code. */
+function operationDescription(op: Operation, ex: OperationExamples): string | undefined {
+  const own = (ex.codes ?? []).map((c) => `\`${c}\` ${resultCodeInfo(c).name} (HTTP ${httpStatusOf(c)}): ${resultCodeInfo(c).description}`);
+  const text = op.description ?? (op.operationId ? OPERATION_DESCRIPTIONS[op.operationId] : undefined);
+  return [text, own.length > 0 ? `Refusals of this operation beyond the common ones:\n\n${own.map((l) => `- ${l}`).join('\n')}` : undefined].filter(Boolean).join('\n\n') || undefined;
+}
+
 function describeOperation(op: Operation, ex: OperationExamples): void {
   const key = keyKindOf(op);
+  const description = operationDescription(op, ex);
+  if (description) op.description = description;
+  // An operation that names no scheme needs no key: said explicitly, so no document-level default applies.
+  op.security ??= [];
+  if (!op.parameters?.some((p) => p.in === 'header' && p.name.toLowerCase() === 'x-request-id')) op.parameters = [...(op.parameters ?? []), REQUEST_ID_PARAMETER];
   const requests = Object.entries(ex.requests);
   const bodyExamples = requests.filter(([, r]) => r.body !== undefined);
   const media = op.requestBody?.content['application/json'];
@@ -102,6 +118,17 @@ function describeOperation(op: Operation, ex: OperationExamples): void {
   // A body limit concerns only operations with a body.
   if (!op.requestBody) delete op.responses['413'];
   for (const [status, response] of Object.entries(op.responses)) describeResponse(status, response, op, ex, key);
+}
+
+/** A number schema whose enum or const is all integers (zod's `z.literal` of numbers) says integer. */
+function integerEnums(node: unknown): void {
+  if (Array.isArray(node)) node.forEach(integerEnums);
+  else if (node && typeof node === 'object') {
+    const s = node as JsonObject;
+    const values = Array.isArray(s.enum) ? s.enum : 'const' in s ? [s.const] : undefined;
+    if (s.type === 'number' && values?.every((v) => Number.isInteger(v))) s.type = 'integer';
+    Object.values(s).forEach(integerEnums);
+  }
 }
 
 /** Every `$ref` under `node`. */
@@ -152,7 +179,8 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   }
   doc.webhooks = notificationWebhooks();
   doc.components.securitySchemes = { ...doc.components.securitySchemes, [RECEIVER_AUTH_SCHEME]: receiverAuthScheme };
-  doc.components.headers = RATE_LIMIT_HEADERS;
+  doc.components.headers = HEADERS;
+  integerEnums(doc);
   documentRetirements(doc);
   pruneSchemas(doc);
   return doc as unknown as ReturnType<SwaggerTransformObject>;

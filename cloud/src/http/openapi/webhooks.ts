@@ -5,8 +5,9 @@
  */
 import { z } from 'zod';
 import { expirationDateChangesBodySchema, orderStatusBodySchema, userAccessCodeBodySchema } from '../../contract/notifications.js';
-import { NOTIFICATION_ID_HEADER } from '../../notify/receiver-client.js';
+import { NOTIFICATION_ID_HEADER, REQUEST_ID_HEADER } from '../../notify/receiver-client.js';
 import { SIGNATURE_HEADER } from '../../notify/signature.js';
+import { VALID_REQUEST_ID } from '../request-id.js';
 import type { ExampleObject, JsonObject, Operation, Parameter } from './document-types.js';
 
 export const RECEIVER_AUTH_SCHEME = 'receiverBasicAuth';
@@ -27,6 +28,16 @@ const headers: Parameter[] = [
     description: 'UUID of the notification, the same on every attempt: deduplicate by it',
     schema: { type: 'string', format: 'uuid' },
     examples: { id: { summary: 'a notification id', value: '0f8e6a52-3c1d-4b8e-9a57-2f4c6d8e1b90' } },
+  },
+  {
+    in: 'header',
+    name: REQUEST_ID_HEADER,
+    required: false,
+    description:
+      'The X-Request-Id of the API call that caused the notification (the extension that moved the deadline, for example), the same on every attempt; ' +
+      'absent when no call did (a courier loading the locker, a customer taking the parcels, storage running out).',
+    schema: { type: 'string', pattern: VALID_REQUEST_ID.source },
+    examples: { caused: { summary: 'the id of the causing call', value: '5b2f0c1e-7d3a-4f8e-b6a1-2c9d4e8f0a13' } },
   },
   {
     in: 'header',

@@ -5,7 +5,7 @@ export const postamatExamples: Record<string, OperationExamples> = {
   listLockers: {
     success: 'The active lockers the marketplace may use, with their non-working days (dayOffs)',
     requests: {
-      withSchedule: { summary: 'Lockers with a barcode scanner, with their schedules', query: { scanner: 'true', schedule: 'true' }, status: 200 },
+      withSchedule: { summary: 'Lockers with a barcode scanner, with their schedules', query: { scanner: true, schedule: true }, status: 200 },
       all: { summary: 'Every locker, without schedules', status: 200 },
     },
     answers: {

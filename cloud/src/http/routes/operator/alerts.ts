@@ -81,7 +81,7 @@ function presentAlert(a: Alert, notes: readonly AlertNote[]): z.infer<typeof ale
 
 const presentOne = async (db: Tx, a: Alert) => (await presentAlerts(db, [a]))[0]!;
 
-const alertParams = z.object({ alertId: z.coerce.number().pipe(positiveInt32) });
+const alertParams = z.object({ alertId: z.coerce.number().int().pipe(positiveInt32) });
 
 export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
   app.get(
@@ -93,7 +93,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         summary: 'Alerts of the lockers (alarms, faults, facts that met a changed intent), newest first; routine facts with include=history',
         security,
         querystring: z.object({
-          postamatId: z.coerce.number().pipe(positiveInt32).optional(),
+          postamatId: z.coerce.number().int().pipe(positiveInt32).optional(),
           severity: z.enum(ALERT_SEVERITIES).optional(),
           status: z.enum(ALERT_STATUSES).optional().describe('only this status (default: open, acknowledged and resolved)'),
           include: z.enum(['history']).optional().describe('history: the routine facts too (keypad attempts, doors closed, ...)'),

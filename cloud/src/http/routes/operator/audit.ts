@@ -49,7 +49,7 @@ export const auditRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
         querystring: z.object({
           operator: requestString(64).min(1).optional(),
           target: requestString(128).min(1).optional().describe('e.g. locker:101/cell:3, alert:17, order:<id>'),
-          lockerId: z.coerce.number().pipe(positiveInt32).optional().describe("the locker's actions: its cells, its alerts, its orders' extensions"),
+          lockerId: z.coerce.number().int().pipe(positiveInt32).optional().describe("the locker's actions: its cells, its alerts, its orders' extensions"),
           orderId: requestString(64).min(1).optional(),
           action: z.enum(AUDIT_ACTIONS).optional(),
           from: moment.optional().describe('ISO 8601 with an offset; entries at or after it'),

@@ -31,7 +31,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
         tags: ['operator'],
         summary: 'Set or clear cell flags (faulty, dirty, needs_inventory, blocked)',
         security,
-        params: z.object({ postamatId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
+        params: z.object({ postamatId: z.coerce.number().int().pipe(positiveInt32), cellId: z.coerce.number().int().pipe(positiveInt32) }),
         body: flagChanges,
         response: {
           200: z.object({ postamatId: z.int(), cellId: z.int(), flags: z.array(z.enum(CELL_FLAGS)) }).meta({ id: 'CellFlags' }),
@@ -57,7 +57,7 @@ export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { 
           'reaches it in time and reports the outcome as a `cell.open` event (operator alerts): opened, jammed, unknown, stale, ' +
           'clock_skew, unknown_cell, busy or failed.',
         security,
-        params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32), cellId: z.coerce.number().pipe(positiveInt32) }),
+        params: z.object({ lockerId: z.coerce.number().int().pipe(positiveInt32), cellId: z.coerce.number().int().pipe(positiveInt32) }),
         body: z
           .object({
             reason: z.enum(CELL_OPEN_REASONS).describe('the purpose (kept in the audit log as the reason)'),

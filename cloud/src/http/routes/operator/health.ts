@@ -16,7 +16,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: { cdb: CloudDatabase } 
         tags: ['operator'],
         summary: "The latest health report of the locker's agent (null until it sends one; docs/mqtt-interface.md)",
         security,
-        params: z.object({ lockerId: z.coerce.number().pipe(positiveInt32) }),
+        params: z.object({ lockerId: z.coerce.number().int().pipe(positiveInt32) }),
         response: {
           200: z.object({ lockerId: z.int(), receivedAt: isoTime, reportedAt: isoTime, report: healthReportSchema.nullable() }).meta({ id: 'LockerHealth' }),
           ...errorResponses,

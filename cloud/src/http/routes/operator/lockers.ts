@@ -102,7 +102,7 @@ const commandItem = z.object({
   status: z.enum(COMMAND_STATUSES).describe('pending: not yet sent to the current connection; sent: published, not acked; acked: applied by the locker'),
 });
 
-const lockerParams = z.object({ lockerId: z.coerce.number().pipe(positiveInt32) });
+const lockerParams = z.object({ lockerId: z.coerce.number().int().pipe(positiveInt32) });
 
 function presentLocker<T extends { since: number | null; lastSeenAt: number | null; lastEventAt: number | null }>(l: T) {
   return { ...l, since: iso(l.since), lastSeenAt: iso(l.lastSeenAt), lastEventAt: iso(l.lastEventAt) };

@@ -85,7 +85,7 @@ const memberView = z
   })
   .meta({ id: 'RolloutLocker' });
 
-const rolloutParams = z.object({ rolloutId: z.coerce.number().pipe(positiveInt32) });
+const rolloutParams = z.object({ rolloutId: z.coerce.number().int().pipe(positiveInt32) });
 const settings = {
   waves: z
     .array(z.number().positive().max(100))
@@ -115,7 +115,7 @@ export const updateRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, 
         tags: ['operator'],
         summary: 'One release with its signed manifest (every file with its size and SHA-256)',
         security,
-        params: z.object({ releaseId: z.coerce.number().pipe(positiveInt32) }),
+        params: z.object({ releaseId: z.coerce.number().int().pipe(positiveInt32) }),
         response: { 200: releaseView.extend({ manifest: z.unknown() }).meta({ id: 'ReleaseDetail' }), ...operatorErrors, 404: operatorErrors[400].describe('no such release') },
       },
     },
