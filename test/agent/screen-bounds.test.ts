@@ -47,7 +47,7 @@ async function courierSignsIn(): Promise<void> {
   await h.post('/api/home');
   await h.post('/api/choose', { kind: 'courier' });
   const state = await h.post('/api/code', { kind: 'courier', code: '111111' });
-  expect(state.screen).not.toBe('start');
+  expect(state.view.screen).toBe('courier');
   await h.post('/api/home');
 }
 
