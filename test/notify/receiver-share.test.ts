@@ -1,7 +1,8 @@
 /**
  * A marketplace's receiver that never answers holds at most NOTIFY_RECEIVER_CONCURRENCY attempts:
  * with shop-a's receiver hanging on six orders, shop-b's notification, written last, is still
- * delivered at once, and shop-a's notifications wait in the outbox, none lost.
+ * delivered at once, and shop-a's notifications wait in the outbox, none lost. A receiver whose
+ * answer never ends is read up to 64 KiB and cut, not buffered.
  */
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,5 +53,18 @@ describe.each(testEngines())('one slow receiver among several (%s)', (engine) =>
     const rows = await db.db.selectFrom('notifications').select(['marketplace_id', 'delivered_at']).execute();
     expect(rows).toHaveLength(7);
     expect(rows.filter((r) => r.marketplace_id === 'shop-a' && r.delivered_at === null)).toHaveLength(6);
+  });
+
+  it('reads a receiver answer up to 64 KiB and cuts one that never ends; both marketplaces are delivered', async () => {
+    receiver.behaviour = ({ body }) => (Array.isArray(body) ? 200 : 'flood');
+    await transaction(db, (tx) => recordChange(tx, { at: Date.now(), notifications: [statusDraft('A', 1), { ...statusDraft('Z', 1), marketplaceId: 'shop-b' }] }));
+    dispatcher = createNotificationDispatcher(
+      { cdb: db, clock: { now: () => Date.now() }, signals: new OutboxSignals(), logger: pino({ level: 'silent' }) },
+      loadNotifySettings({}),
+    );
+    await dispatcher.start();
+    const delivered = async () => (await db.db.selectFrom('notifications').select('delivered_at').execute()).every((r) => r.delivered_at !== null);
+    await eventually(delivered, 'both notifications delivered');
+    await eventually(() => receiver.calls.find((c) => !Array.isArray(c.body))?.cut === true, 'the endless answer cut');
   });
 });
