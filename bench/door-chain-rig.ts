@@ -194,6 +194,7 @@ export async function startChainRig(opts: ChainOptions, cleanups: Cleanup[]): Pr
       {
         config: { host: '127.0.0.1', port: 0, fleetFile: fleetFile.file, logLevel: 'silent', ...tdb.location },
         mqtt: { enabled: mqttEnabled, url: opts.mqttUrl, brokerHost: '127.0.0.1', brokerPort: 0, ...CLOUD_MQTT, clientId: `cloud-door-${lockerId}` },
+        sandbox: { firstPort: 0 },
       },
     );
 

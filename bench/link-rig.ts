@@ -66,6 +66,7 @@ export async function startLinkRig(engine: Engine, cleanups: Cleanup[], extraLoc
     {
       config: { host: '127.0.0.1', port: 0, fleetFile: fleetFile.file, logLevel: 'silent' },
       mqtt: { brokerHost: '127.0.0.1', brokerPort: 0, ...CLOUD },
+      sandbox: { firstPort: 0 },
     },
   );
   const cloud = await startCloud(settings, { database: tdb, logger });

@@ -23,6 +23,9 @@ export const demoSettingsSchema = z.object({
   hardwarePort: port
     .default(8900)
     .describe("the first port of the simulated boards' and scanners' TCP links (the agents' serial lines); each locker takes one per bus and one for a scanner, consecutively"),
+  sandboxPort: port
+    .default(8600)
+    .describe("the first port of the sandbox lockers' block (the cloud runs them): 8 per sandbox locker, by locker id (`SANDBOX_FIRST_PORT` of `npm run cloud`; the block spans 64 ports)"),
   traffic: envFlag.default(false).describe('`1`/`true`: continuous traffic (also `npm start -- --traffic`)'),
   trafficIntervalMs: z.coerce.number().int().min(100).max(600_000).default(4_000).describe('mean pause between two traffic visits at one locker, ms'),
   logLevel: z.enum(LOG_LEVELS).default('warn').describe("the cloud's and the agents' log level (the receiver and the traffic log at info)"),
@@ -39,6 +42,7 @@ export const DEMO_ENV = {
   screenPort: 'DEMO_SCREEN_PORT',
   simPort: 'DEMO_SIM_PORT',
   hardwarePort: 'DEMO_HARDWARE_PORT',
+  sandboxPort: 'SANDBOX_FIRST_PORT',
   traffic: 'DEMO_TRAFFIC',
   trafficIntervalMs: 'DEMO_TRAFFIC_INTERVAL_MS',
   logLevel: 'LOG_LEVEL',
@@ -59,7 +63,7 @@ export function demoCloudSettings(settings: DemoSettings, files: { sqlitePath: s
     {
       config: { host: '127.0.0.1', port: settings.httpPort, sqlitePath: files.sqlitePath, fleetFile: files.fleetFile, logLevel: settings.logLevel },
       mqtt: { brokerHost: '127.0.0.1', brokerPort: settings.brokerPort },
-      sandbox: { dataDir: files.sandboxDir },
+      sandbox: { dataDir: files.sandboxDir, firstPort: settings.sandboxPort },
     },
   );
 }

@@ -18,7 +18,9 @@ import { demoCloudSettings, type DemoSettings } from './config.js';
 import { knownDemoKeys, lockerPassword, receiverCredentials, writeDemoFleet, type DemoKeys } from './fleet.js';
 import { hardwarePortCount, startLockerRig, type LockerRig } from './fleet-runner.js';
 import { makeDemoPki } from './pki.js';
-import { checkPorts, type PortClaim } from './ports.js';
+import { checkPorts, type PortClaim } from '../cloud/src/port-check.js';
+import { blockClaims } from '../cloud/src/sandbox/port-block.js';
+import { sandboxSettingsSchema } from '../cloud/src/sandbox/settings.js';
 import { DemoReceiver } from './receiver.js';
 import { Traffic } from './traffic.js';
 
@@ -99,6 +101,8 @@ function portClaims(settings: DemoSettings, fleet: Fleet): PortClaim[] {
       { port: consecutive(settings.simPort, i), what: `the simulator of locker ${l.id}`, setting: `DEMO_SIM_PORT (+${i})` },
     ]),
     ...hardwareClaims,
+    // The cloud runs the sandbox lockers on this block; it checks it again when it starts them.
+    ...blockClaims({ firstPort: settings.sandboxPort, maxLockers: sandboxSettingsSchema.shape.maxLockers.parse(undefined) }),
   ];
 }
 

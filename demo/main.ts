@@ -10,7 +10,7 @@ import { onStopSignals } from '../shared/src/stop-signals.js';
 import { banner } from './banner.js';
 import { loadDemoSettings } from './config.js';
 import { startDemo } from './demo.js';
-import { PortError } from './ports.js';
+import { PortError } from '../cloud/src/port-check.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -87,6 +87,10 @@ export const agentConfigSchema = z
         defaultLanguage: z.enum(LANGUAGES).default('ru'),
         /** A courier or customer screen left untouched this long goes back to the start, ms. */
         idleMs: z.number().int().min(5_000).max(3_600_000).default(120_000),
+        /** Connections the screen holds at once (the kiosk browser needs a few); beyond, a new one is closed at once. */
+        maxConnections: z.number().int().min(2).max(1_024).default(32),
+        /** Largest request body, bytes (the screen's API takes a few dozen); beyond, 413 before it is read. */
+        maxBodyBytes: z.number().int().min(1_024).max(1_048_576).default(16_384),
       })
       .prefault({}),
     keypad: z

@@ -14,7 +14,8 @@ import { destination, pino, type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { CloudBackground, type BackgroundLink } from './background.js';
 import { systemClock, type Clock } from './clock.js';
-import type { CloudConfig } from './config.js';
+import { CONFIG_ENV, type CloudConfig } from './config.js';
+import { MQTT_ENV } from './sync/mqtt-settings.js';
 import { openDatabase, type CloudDatabase } from './db/database.js';
 import { FleetError, provisionFleet, readFleetFile, type ProvisionReport } from './fleet/provision.js';
 import type { DependencySources } from './health/dependency-checks.js';
@@ -29,6 +30,7 @@ import type { ServiceDeps } from './services.js';
 import type { CloudSettings } from './settings.js';
 import type { CloudPart, PartDeps } from './cloud-part.js';
 import type { SandboxLockers } from './sandbox/sandbox-lockers.js';
+import { validatePortBlock } from './sandbox/port-block.js';
 import { IdempotencyKeySweeper } from './idempotency/key-sweeper.js';
 
 export type { CloudPart, PartDeps } from './cloud-part.js';
@@ -75,6 +77,12 @@ function isWhole(settings: CloudSettings | CloudConfig): settings is CloudSettin
 
 export async function startCloud(settings: CloudSettings | CloudConfig, deps: CloudDeps = {}): Promise<RunningCloud> {
   const config = isWhole(settings) ? settings.config : settings;
+  if (isWhole(settings) && settings.sandbox.lockers) {
+    validatePortBlock(settings.sandbox, [
+      { port: config.port, setting: CONFIG_ENV.port },
+      { port: settings.mqtt.brokerPort, setting: MQTT_ENV.brokerPort },
+    ]);
+  }
   const background = isWhole(settings) ? new CloudBackground(settings, deps.link) : undefined;
   // Asynchronous stdout: a line written while the previous write is under way joins the next
   // write, so under load many request lines share one system call instead of one each (pino

@@ -84,6 +84,8 @@ export class CloudChild {
       SQLITE_PATH: join(options.dataDir, 'cloud.sqlite'),
       FLEET_FILE: options.fleetFile,
       SANDBOX_DATA_DIR: join(options.dataDir, 'sandbox'),
+      // The sandbox locker on free ports: the walk-through may run beside `npm start` or another cloud.
+      SANDBOX_FIRST_PORT: '0',
       SANDBOX_TIMEOUT_SECONDS: String(options.timeoutSeconds),
       LOG_LEVEL: 'warn',
     });

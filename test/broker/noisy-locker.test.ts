@@ -33,7 +33,7 @@ describe('a locker sending an oversized message', () => {
     writeFileSync(join(dir, 'fleet.json'), JSON.stringify(fleet));
     tdb = await openTestDatabase('sqlite');
     cloud = await startCloud(
-      loadCloudSettings({}, { config: { port: 0, host: '127.0.0.1', fleetFile: join(dir, 'fleet.json'), logLevel: 'silent' }, mqtt: { brokerPort: 0 } }),
+      loadCloudSettings({}, { config: { port: 0, host: '127.0.0.1', fleetFile: join(dir, 'fleet.json'), logLevel: 'silent' }, mqtt: { brokerPort: 0 }, sandbox: { firstPort: 0 } }),
       { database: tdb, clock: new ManualClock(DEFAULT_NOW) },
     );
   });

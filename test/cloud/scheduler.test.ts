@@ -140,7 +140,7 @@ describe('scheduler', () => {
   it("holds every background job of the cloud process, on the timers it is given", async () => {
     const db = await openTestDatabase('sqlite');
     const timers = new ManualSchedulerTimers();
-    const settings = loadCloudSettings({}, { config: { port: 0, logLevel: 'silent' }, mqtt: { brokerPort: 0 } });
+    const settings = loadCloudSettings({}, { config: { port: 0, logLevel: 'silent' }, mqtt: { brokerPort: 0 }, sandbox: { firstPort: 0 } });
     const cloud = await startCloud(settings, { database: db, timers, logger: pino({ level: 'silent' }) });
     try {
       expect(cloud.scheduler.active.sort()).toEqual(['idempotency-key-sweeper', 'locker-link-poll', 'locker-link-trim', 'notification-dispatcher', 'reservation-sweeper', 'retention-sweep', 'rollouts', 'sandbox-lockers', 'storage-clock']);

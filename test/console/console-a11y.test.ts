@@ -35,7 +35,7 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     demo = await startDemo(
-      loadDemoSettings({}, { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, logLevel: 'silent', dataDir: join(dir, 'data') }),
+      loadDemoSettings({}, { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, sandboxPort: 0, logLevel: 'silent', dataDir: join(dir, 'data') }),
       { logger: pino({ level: 'silent' }) },
     );
     const created = await fetch(`${demo.apiUrl}/api/v4/auth/delivery/smartorder/create`, {

@@ -24,7 +24,7 @@ const VIEWER_KEY = 'demo-watch-key';
 const SHOP = 'demo-shop-one-key';
 const LOCKER = 102;
 const PHONE = '+79161234567';
-const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, logLevel: 'silent' };
+const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, sandboxPort: 0, logLevel: 'silent' };
 const WAIT = { timeout: 30_000 };
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -58,7 +58,7 @@ function moscowToday(): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
 }
 
-const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, logLevel: 'silent' };
+const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, sandboxPort: 0, logLevel: 'silent' };
 
 describe('the demo (npm start)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'demo-'));
@@ -246,6 +246,7 @@ describe('the demo refuses taken ports', () => {
     ['receiverPort', 'DEMO_RECEIVER_PORT'],
     ['screenPort', 'DEMO_SCREEN_PORT'],
     ['hardwarePort', 'DEMO_HARDWARE_PORT'],
+    ['sandboxPort', 'SANDBOX_FIRST_PORT'],
   ] as const)('a taken %s stops the start with an error naming %s, before anything starts', async (key, setting) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'demo-port-'));
     try {

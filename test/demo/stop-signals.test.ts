@@ -110,7 +110,7 @@ async function expectStopped(started: Awaited<ReturnType<typeof startThroughNpm>
 describe('entry points stop when npm is signalled', { timeout: 120_000 }, () => {
   it('npm start stops on SIGTERM to npm', async () => {
     const dir = tempDir();
-    const env = { DEMO_DATA_DIR: dir, PORT: '0', MQTT_BROKER_PORT: '0', DEMO_RECEIVER_PORT: '0', DEMO_SCREEN_PORT: '0', DEMO_SIM_PORT: '0', DEMO_HARDWARE_PORT: '0' };
+    const env = { DEMO_DATA_DIR: dir, PORT: '0', MQTT_BROKER_PORT: '0', DEMO_RECEIVER_PORT: '0', DEMO_SCREEN_PORT: '0', DEMO_SIM_PORT: '0', DEMO_HARDWARE_PORT: '0', SANDBOX_FIRST_PORT: '0' };
     const started = await startThroughNpm('start', [], env, /Cloud API +(http:\/\/[^/\s]+)/);
     await expectStopped(started, 'SIGTERM');
     expect(started.output()).toMatch(/stopped; the state is kept/);
@@ -119,7 +119,7 @@ describe('entry points stop when npm is signalled', { timeout: 120_000 }, () => 
   it('npm run cloud stops on SIGINT to npm', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'fleet.json'), JSON.stringify(testFleet()));
-    const env = { PORT: '0', HOST: '127.0.0.1', MQTT_BROKER_PORT: '0', LOG_LEVEL: 'info', SQLITE_PATH: join(dir, 'cloud.sqlite'), FLEET_FILE: join(dir, 'fleet.json') };
+    const env = { PORT: '0', HOST: '127.0.0.1', MQTT_BROKER_PORT: '0', SANDBOX_FIRST_PORT: '0', LOG_LEVEL: 'info', SQLITE_PATH: join(dir, 'cloud.sqlite'), FLEET_FILE: join(dir, 'fleet.json') };
     const started = await startThroughNpm('cloud', [], env, /"url":"(http:[^"]+)","msg":"cloud listening"/);
     await expectStopped(started, 'SIGINT');
   });

@@ -16,9 +16,12 @@ export interface ReceivedCall {
   body: unknown;
   /** What the receiver answered (undefined while hanging). */
   status: number | undefined;
+  /** With 'flood': the client closed the endless answer. */
+  cut?: boolean;
 }
 
-export type Behaviour = (call: { path: string; body: unknown }) => number | 'hang';
+/** A status code, 'hang' (never answers) or 'flood' (200 with a body that never ends). */
+export type Behaviour = (call: { path: string; body: unknown }) => number | 'hang' | 'flood';
 
 export class TestReceiver {
   readonly calls: ReceivedCall[] = [];
@@ -62,6 +65,19 @@ export class TestReceiver {
         const answer = req.headers.authorization === expected ? this.behaviour({ path: call.path, body }) : 401;
         if (answer === 'hang') {
           this.#hanging.add(res);
+        } else if (answer === 'flood') {
+          call.status = 200;
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const chunk = Buffer.alloc(64 * 1024, 0x61);
+          const pump = (): void => {
+            while (!res.destroyed && res.write(chunk));
+          };
+          res.on('drain', pump);
+          res.once('close', () => {
+            call.cut = true;
+            this.#notify();
+          });
+          pump();
         } else {
           call.status = answer;
           res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer === 200 ? 'ok' : 'no');

@@ -114,7 +114,7 @@ beforeAll(async () => {
       mqtt: { brokerPort: 0 },
       // A failed attempt waits an hour: what arrives sooner came because the sandbox made it due.
       notify: { retrySeconds: 3600 },
-      sandbox: { dataDir: join(dir, 'sandbox') },
+      sandbox: { dataDir: join(dir, 'sandbox'), firstPort: 0 },
     },
   );
   cloud = await startCloud(settings, { logger: pino({ level: 'warn' }) });

@@ -221,6 +221,7 @@ export async function openUpdateWorld(opts: WorldOptions): Promise<UpdateWorld> 
           logLevel: 'silent',
         },
         mqtt: { brokerPort: 0 },
+        sandbox: { firstPort: 0 },
       },
     ),
     { logger: pino({ level: process.env.UPDATE_TEST_LOG ? 'info' : 'silent' }) },

@@ -42,7 +42,13 @@ export class ScreenServer {
   async start(): Promise<string> {
     if (this.url) return this.url;
     // Kiosk polling would flood the log with per-request lines; only errors are logged.
-    const app = Fastify({ loggerInstance: this.logger.child({ part: 'screen' }), logController: new LogController({ disableRequestLogging: true }) });
+    const app = Fastify({
+      loggerInstance: this.logger.child({ part: 'screen' }),
+      logController: new LogController({ disableRequestLogging: true }),
+      // One program at the locker (or a misbehaving page) must not hold the screen's memory or sockets.
+      bodyLimit: this.settings.maxBodyBytes,
+    });
+    app.server.maxConnections = this.settings.maxConnections;
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {

@@ -3,7 +3,7 @@
  * test process never share counters), made of one module per concern, each recorded where its
  * rule lives: the HTTP hook (http.ts), the reservation path (reservations.ts), the locker events'
  * apply (locker-events.ts), notification delivery (notifications.ts), the guard (guard.ts), and
- * the gauges read on scrape (fleet-state.ts), the locker link's refusals (link.ts), plus the process metrics of prom-client.
+ * the gauges read on scrape (fleet-state.ts), the locker link's refusals (link.ts), the sandbox lockers refused a slot (sandbox.ts), plus the process metrics of prom-client.
  * Served at GET /metrics (http/routes/metrics.ts); every metric is listed in docs/operations.md.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -14,6 +14,7 @@ import { LinkMetrics } from './link.js';
 import { LockerEventMetrics } from './locker-events.js';
 import { NotificationMetrics } from './notifications.js';
 import { ReservationMetrics } from './reservations.js';
+import { SandboxMetrics } from './sandbox.js';
 import { UpdateMetrics } from './updates.js';
 
 export interface CloudMetrics {
@@ -26,6 +27,7 @@ export interface CloudMetrics {
   readonly fleetState: FleetStateMetrics;
   readonly updates: UpdateMetrics;
   readonly link: LinkMetrics;
+  readonly sandbox: SandboxMetrics;
 }
 
 export function createCloudMetrics(): CloudMetrics {
@@ -41,5 +43,6 @@ export function createCloudMetrics(): CloudMetrics {
     fleetState: new FleetStateMetrics(registry),
     updates: new UpdateMetrics(registry),
     link: new LinkMetrics(registry),
+    sandbox: new SandboxMetrics(registry),
   };
 }

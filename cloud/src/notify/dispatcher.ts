@@ -48,6 +48,8 @@ export class NotificationDispatcher {
   /** The look-up for due rows: woken on demand, by signals and by its own runIn() sleeps. */
   readonly #job: Job<void>;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per marketplace (NOTIFY_RECEIVER_CONCURRENCY bounds each). */
+  readonly #busy = new Map<string, number>();
 
   constructor(deps: DispatcherDeps, settings: NotifySettings) {
     this.#deps = deps;
@@ -110,14 +112,16 @@ export class NotificationDispatcher {
     while (this.#client) {
       const free = this.#settings.concurrency - this.#inFlight.size;
       if (free <= 0) return; // a finishing attempt wakes us
-      const rows = await claimDue(cdb, clock.now(), free, this.#settings.leaseSeconds * 1000);
+      const rows = await claimDue(cdb, clock.now(), free, this.#settings.leaseSeconds * 1000, { perMarketplace: this.#settings.receiverConcurrency, busy: this.#busy });
       if (rows.length === 0) break;
       for (const row of rows) this.#attempt(row);
     }
     if (!this.#client) return;
     const due = await nextDueAt(cdb.db);
     const poll = this.#settings.pollSeconds * 1000;
-    this.#sleep(due === null ? poll : Math.min(poll, Math.max(MIN_SLEEP_MS, due - clock.now())));
+    // What is due now but not claimed waits for its marketplace's share: a finishing attempt wakes us.
+    const saturated = [...this.#busy.values()].some((n) => n >= this.#settings.receiverConcurrency);
+    this.#sleep(due === null || (saturated && due <= clock.now()) ? poll : Math.min(poll, Math.max(MIN_SLEEP_MS, due - clock.now())));
   }
 
   #sleep(ms: number): void {
@@ -127,9 +131,14 @@ export class NotificationDispatcher {
 
   #attempt(row: ClaimedNotification): void {
     const client = this.#client!;
+    const m = row.marketplaceId;
+    this.#busy.set(m, (this.#busy.get(m) ?? 0) + 1);
     const attempt = this.#deliver(client, row)
       .catch((err: unknown) => this.#log.error({ err, id: row.id }, 'recording a notification attempt failed; it is retried when its lease ends'))
       .finally(() => {
+        const left = (this.#busy.get(m) ?? 1) - 1;
+        if (left > 0) this.#busy.set(m, left);
+        else this.#busy.delete(m);
         this.#inFlight.delete(attempt);
         this.wake();
       });

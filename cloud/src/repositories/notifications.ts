@@ -127,19 +127,49 @@ function claimed(r: NotificationRow, lease: number): ClaimedNotification {
   };
 }
 
-/** Claims up to `limit` due heads, in id order, until `now + leaseMs`. */
-export async function claimDue(cdb: CloudDatabase, now: number, limit: number, leaseMs: number): Promise<ClaimedNotification[]> {
+/** How many attempts one marketplace may have at once, and how many each has now. */
+export interface ClaimShare {
+  perMarketplace: number;
+  busy: ReadonlyMap<string, number>;
+}
+
+/**
+ * Claims up to `limit` due heads, in id order, until `now + leaseMs`; with `share`, no marketplace
+ * gets more than its share (one whose receiver is slow leaves the rest to the others). Each
+ * further query excludes the marketplaces that reached their share, so it runs at most once more
+ * than there are marketplaces.
+ */
+export async function claimDue(cdb: CloudDatabase, now: number, limit: number, leaseMs: number, share?: ClaimShare): Promise<ClaimedNotification[]> {
   return transaction(cdb, async (tx) => {
-    let query = tx
-      .selectFrom('notifications as n')
-      .selectAll('n')
-      .where('n.delivered_at', 'is', null)
-      .where('n.next_attempt_at', '<=', now)
-      .where(isHead)
-      .orderBy('n.id')
-      .limit(limit);
-    if (cdb.engine === 'postgres') query = query.forUpdate().skipLocked();
-    const rows = await query.execute();
+    const taken = new Map(share?.busy ?? []);
+    const full = (): string[] => (share ? [...taken].filter(([, n]) => n >= share.perMarketplace).map(([m]) => m) : []);
+    const rows: NotificationRow[] = [];
+    while (rows.length < limit) {
+      let query = tx
+        .selectFrom('notifications as n')
+        .selectAll('n')
+        .where('n.delivered_at', 'is', null)
+        .where('n.next_attempt_at', '<=', now)
+        .where(isHead)
+        .orderBy('n.id')
+        .limit(limit - rows.length);
+      const excluded = full();
+      if (excluded.length > 0) query = query.where('n.marketplace_id', 'not in', excluded);
+      if (rows.length > 0) query = query.where('n.id', 'not in', rows.map((r) => r.id));
+      if (cdb.engine === 'postgres') query = query.forUpdate().skipLocked();
+      const found = await query.execute();
+      let skipped = false;
+      for (const r of found) {
+        const n = taken.get(r.marketplace_id) ?? 0;
+        if (share && n >= share.perMarketplace) {
+          skipped = true;
+          continue;
+        }
+        taken.set(r.marketplace_id, n + 1);
+        rows.push(r);
+      }
+      if (!skipped) break;
+    }
     if (rows.length === 0) return [];
     const lease = now + leaseMs;
     await tx

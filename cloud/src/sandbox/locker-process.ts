@@ -40,8 +40,9 @@ async function main(): Promise<void> {
     locker: order.locker,
     mqtt: { url: order.brokerUrl, password: order.password },
     dataDir: order.dataDir,
-    screenPort: 0,
-    simPort: 0,
+    screenPort: order.ports?.screenPort ?? 0,
+    simPort: order.ports?.simPort ?? 0,
+    hardwarePort: order.ports?.hardwarePort ?? 0,
     logger,
   });
   process.stdout.write(`${READY_PREFIX}${JSON.stringify({ screenUrl: rig.screenUrl, simUrl: rig.simUrl })}\n`);

@@ -28,6 +28,8 @@ export const rigOrderSchema = z.object({
   /** Folder of the agent's SQLite file. */
   dataDir: z.string(),
   logLevel: z.string(),
+  /** Its slot's ports (port-block.ts); 0 or absent: free ones. */
+  ports: z.object({ screenPort: z.int(), simPort: z.int(), hardwarePort: z.int() }).optional(),
 });
 export type RigOrder = z.input<typeof rigOrderSchema>;
 

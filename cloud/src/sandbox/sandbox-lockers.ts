@@ -5,7 +5,9 @@
  * locker's row, which a fleet reload keeps). A scheduler job compares the running lockers with
  * the database every few seconds: it starts new and crashed ones, restarts a locker whose wiring
  * changed and stops those no longer active. The sandbox operations find a locker's screen and
- * simulator here (`rigOf`).
+ * simulator here (`rigOf`). Each locker takes a slot of the port block (port-block.ts): the
+ * lowest free one, in locker id order at start, kept while it runs; with every slot taken a new
+ * locker is not started (logged once, counted) until one is freed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,7 +20,9 @@ import type { CloudPart, PartDeps } from '../cloud-part.js';
 import { activeLockers, type Cell, cellsOf, findCell, type Locker, setSandboxMqttPasswordHash } from '../repositories/lockers.js';
 import { setCellFlags } from '../operator/cell-flags.js';
 import type { Job } from '../scheduler.js';
+import { checkPorts } from '../port-check.js';
 import { LockerHands } from './locker-hands.js';
+import { blockClaims, HARDWARE_PORTS_PER_SLOT, slotPorts } from './port-block.js';
 import { type Lock, READY_PREFIX, type RigOrder, rigReadySchema, type SandboxRig } from './rig-order.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -67,6 +71,10 @@ export class SandboxLockers implements CloudPart {
   readonly #jams = new Map<number, Map<number, ArmedJam>>();
   /** Repairs under way, by `lockerId:cellId`. */
   readonly #repairs = new Map<string, Promise<void>>();
+  /** Slot of each locker that has one (running or starting). */
+  readonly #slots = new Map<number, number>();
+  /** Lockers refused a slot, so the refusal is logged and counted once per locker. */
+  readonly #refused = new Set<number>();
   #stopped = true;
   #warned = false;
 
@@ -81,6 +89,8 @@ export class SandboxLockers implements CloudPart {
     if (!this.#stopped) return;
     this.#stopped = false;
     mkdirSync(resolve(this.#opts.settings.dataDir), { recursive: true });
+    // The whole block, before any locker starts: a taken port is one error naming SANDBOX_FIRST_PORT.
+    await checkPorts(blockClaims(this.#opts.settings));
     this.#job.start();
     await this.#job.run();
   }
@@ -178,8 +188,12 @@ export class SandboxLockers implements CloudPart {
       const w = wanted.get(id);
       if (!w || wiringOf(w.locker, w.cells) !== child.wiring || child.proc.exitCode !== null || child.proc.signalCode !== null) await this.#stopChild(id);
     }
-    for (const [id, w] of wanted) {
-      if (!this.#children.has(id)) await this.#launch(w.locker, w.cells, brokerUrl);
+    for (const id of this.#slots.keys()) if (!wanted.has(id)) this.#slots.delete(id);
+    for (const id of this.#refused) if (!wanted.has(id)) this.#refused.delete(id);
+    for (const [id, w] of [...wanted].sort(([a], [b]) => a - b)) {
+      if (this.#children.has(id)) continue;
+      const slot = this.#slotFor(w.locker, w.cells);
+      if (slot !== undefined) await this.#launch(w.locker, w.cells, brokerUrl, slot);
     }
     await this.#repairJams();
   }
@@ -199,7 +213,32 @@ export class SandboxLockers implements CloudPart {
     }
   }
 
-  async #launch(locker: Locker, cells: Cell[], brokerUrl: string): Promise<void> {
+  /** The lowest free slot of the block, or undefined (logged and counted once per locker) when none fits. */
+  #slotFor(locker: Locker, cells: readonly Cell[]): number | undefined {
+    const kept = this.#slots.get(locker.id);
+    if (kept !== undefined) return kept;
+    const refuse = (reason: 'no_slot' | 'too_many_links', msg: string): undefined => {
+      if (this.#refused.has(locker.id)) return undefined;
+      this.#refused.add(locker.id);
+      this.#deps.metrics.sandbox.refused(reason);
+      this.#log.error({ lockerId: locker.id, firstPort: this.#opts.settings.firstPort, maxLockers: this.#opts.settings.maxLockers }, msg);
+      return undefined;
+    };
+    // One link per bus name and one for a scanner, as the locker process wires its simulator.
+    const links = new Set(cells.map((c) => c.bus)).size + (locker.scanner ? 1 : 0);
+    if (this.#opts.settings.firstPort !== 0 && links > HARDWARE_PORTS_PER_SLOT) {
+      return refuse('too_many_links', `sandbox locker not started: its ${links} hardware links (buses and scanner) do not fit the ${HARDWARE_PORTS_PER_SLOT} of a slot`);
+    }
+    const taken = new Set(this.#slots.values());
+    let slot = 0;
+    while (taken.has(slot)) slot++;
+    if (slot >= this.#opts.settings.maxLockers) return refuse('no_slot', 'sandbox locker not started: every slot of the port block is taken (raise SANDBOX_MAX_LOCKERS)');
+    this.#refused.delete(locker.id);
+    this.#slots.set(locker.id, slot);
+    return slot;
+  }
+
+  async #launch(locker: Locker, cells: Cell[], brokerUrl: string, slot: number): Promise<void> {
     const password = randomBytes(24).toString('base64url');
     await setSandboxMqttPasswordHash(this.#deps.cdb.db, locker.id, createHash('sha256').update(password).digest('hex'));
     const order: RigOrder = {
@@ -215,6 +254,7 @@ export class SandboxLockers implements CloudPart {
       password,
       dataDir: resolve(this.#opts.settings.dataDir),
       logLevel: this.#deps.config.logLevel,
+      ports: slotPorts(this.#opts.settings, slot),
     };
     // The order carries the MQTT password: through the pipe, never argv or the environment (see locker-process.ts).
     const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });

@@ -17,7 +17,7 @@ export interface CloudProcess {
 export function runCloudProcess(env: Record<string, string>): { proc: ChildProcess; exited: Promise<number | null>; output: () => string } {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'cloud/src/main.ts'], {
     // The embedded broker on a free port: the machine's Mosquitto may hold 1883.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MQTT_BROKER_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MQTT_BROKER_PORT: '0', SANDBOX_FIRST_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,6 +1,6 @@
 /**
- * The demo's fixed ports, checked before anything starts, so that a taken port is one clear
- * error naming its setting instead of a half-started network.
+ * Fixed ports (the demo's, the sandbox lockers'), checked before anything starts, so that a taken
+ * port is one clear error naming its setting instead of a half-started network.
  */
 import { createServer } from 'node:net';
 
