@@ -17,6 +17,13 @@ export const notifySettingsSchema = z
       .describe('a claimed notification whose attempt did not finish (process killed) is retried after this, s; must exceed `NOTIFY_TIMEOUT_SECONDS`'),
     pollSeconds: seconds(1, 3600).default(10).describe('fallback wake-up for notifications written by other processes, s'),
     concurrency: z.coerce.number().int().min(1).max(256).default(8).describe('attempts in flight at once (each for a different order)'),
+    failingAlertAttempts: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe("this many failed attempts in a row to a marketplace's receiver raise the alert receiver.failing at once (resolved by its next delivery)"),
     allowPlainHttp: envFlag.default(false).describe('`1`/`true`: plain http:// receivers, for local demos only (HTTPS with verification otherwise)'),
   })
   .refine((s) => s.leaseSeconds > s.timeoutSeconds, { message: 'leaseSeconds must exceed timeoutSeconds', path: ['leaseSeconds'] });
@@ -30,6 +37,7 @@ export const NOTIFY_ENV = {
   leaseSeconds: 'NOTIFY_LEASE_SECONDS',
   pollSeconds: 'NOTIFY_POLL_SECONDS',
   concurrency: 'NOTIFY_CONCURRENCY',
+  failingAlertAttempts: 'RECEIVER_FAILING_ALERT_ATTEMPTS',
   allowPlainHttp: 'NOTIFY_ALLOW_HTTP',
 } as const;
 
