@@ -93,6 +93,8 @@ const en = {
   created: 'Created',
   // orders
   searchOrders: 'externalId, barcode or phone',
+  storageEndingToday: 'Storage ends today',
+  storageEnds: 'Storage ends',
   find: 'Find',
   order: 'Order',
   marketplace: 'Marketplace',
@@ -358,6 +360,8 @@ const ru = {
   type: 'Тип',
   created: 'Создан',
   searchOrders: 'externalId, штрихкод или телефон',
+  storageEndingToday: 'Хранение заканчивается сегодня',
+  storageEnds: 'Конец хранения',
   find: 'Найти',
   order: 'Заказ',
   marketplace: 'Маркетплейс',
