@@ -157,6 +157,8 @@ describe.runIf(requires('chromium'))('the console Updates screen (Chromium)', ()
         for (const [hash, screen, ready] of [
           // The orders screen's parcels whose storage ends today (none in this world: the count the API gives).
           ['#/orders', 'orders', `table[data-ending-today="${(await world.api('GET', '/operator/orders/storage-ending-today')).body.total}"]`],
+          // The fleet's overview: the sandbox section shows only when the overview counts sandbox lockers.
+          ['#/fleet', 'fleet', (await world.api('GET', '/operator/overview')).body.sandbox.lockers.total > 0 ? '[data-sandbox-overview]' : '[data-overview]'],
           ['#/updates', 'updates', 'table[data-agents]'],
           // Last: the reason dialog below is opened on it.
           [`#/updates/${again.body.id}`, 'rollout', 'table[data-members]'],

@@ -24,6 +24,7 @@ const en = {
   retry: 'Retry',
   // overview
   lockersTotal: 'Lockers',
+  sandboxSection: 'Sandbox (not counted in the network)',
   online: 'online',
   offline: 'offline',
   onlineSince: (t) => `online since ${t}`,
@@ -294,6 +295,7 @@ const ru = {
   error: (msg) => `Ошибка: ${msg}`,
   retry: 'Повторить',
   lockersTotal: 'Постаматы',
+  sandboxSection: 'Песочница (не входит в показатели сети)',
   online: 'на связи',
   offline: 'не на связи',
   onlineSince: (t) => `на связи с ${t}`,

@@ -34,11 +34,13 @@ export interface FleetCounts {
 }
 
 /** Counts over the active lockers and the notifications outbox. */
-export async function fleetCounts(db: Tx): Promise<FleetCounts> {
+export async function fleetCounts(db: Tx, sandbox: boolean): Promise<FleetCounts> {
+  const flag = sandbox ? 1 : 0;
   const lockers = await db
     .selectFrom('lockers')
     .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(online), 0)`.as('online')])
     .where('active', '=', 1)
+    .where('sandbox', '=', flag)
     .executeTakeFirstOrThrow();
   const cells = await db
     .selectFrom('cells')
@@ -48,11 +50,13 @@ export async function fleetCounts(db: Tx): Promise<FleetCounts> {
       sql<number>`coalesce(sum(cells.blocked), 0)`.as('blocked'),
     ])
     .where('lockers.active', '=', 1)
+    .where('lockers.sandbox', '=', flag)
     .executeTakeFirstOrThrow();
   const backlog = await db
     .selectFrom('notifications')
     .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(created_at)`.as('oldest')])
     .where('delivered_at', 'is', null)
+    .where('marketplace_id', 'in', (eb) => eb.selectFrom('marketplaces').select('marketplaces.id').where('marketplaces.sandbox', '=', flag))
     .executeTakeFirstOrThrow();
   return {
     lockers: Number(lockers.n),

@@ -5869,6 +5869,30 @@ export interface operations {
                             undelivered: number;
                             oldestUndeliveredAgeSeconds: number | null;
                         };
+                        /** @description the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures */
+                        sandbox: {
+                            /** @description active lockers */
+                            lockers: {
+                                total: number;
+                                online: number;
+                                offline: number;
+                            };
+                            /** @description open (not yet acknowledged) alerts by severity */
+                            openAlerts: {
+                                critical: number;
+                                warning: number;
+                                info: number;
+                            };
+                            cells: {
+                                /** @description faulty, dirty or needs_inventory */
+                                needsInspection: number;
+                                blocked: number;
+                            };
+                            notifications: {
+                                undelivered: number;
+                                oldestUndeliveredAgeSeconds: number | null;
+                            };
+                        };
                     };
                 };
             };
@@ -6639,9 +6663,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Parcels waiting for pick-up whose storage ends today in their locker's time zone, earliest first */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,18 +6697,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6691,33 +6724,35 @@ export interface operations {
             /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Default Response */
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description seconds to wait before sending again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description A failure of the service (code 2). The request may be sent again. */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
