@@ -10,6 +10,7 @@ import { createStorageClock, type StorageClock } from './expiry/storage-clock.js
 import { createLockerEventApplier } from './locker-events/apply-locker-event.js';
 import { createNotificationDispatcher } from './notify/dispatcher.js';
 import { createRetentionSweep } from './retention/sweep.js';
+import { OfflineWatch } from './watch/offline-watch.js';
 import { loadCloudSettings, type CloudSettings } from './settings.js';
 import type { Env } from './settings-from-env.js';
 import type { LockerLinkHooks, LockerLinkOptions } from './sync/locker-link.js';
@@ -18,7 +19,7 @@ import { MqttPart } from './sync/mqtt-part.js';
 import { RolloutConductor } from './updates/conductor.js';
 import { mqttPartSettings } from './sync/mqtt-settings.js';
 
-export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention' | 'sandbox'>;
+export type BackgroundSettings = Pick<CloudSettings, 'notify' | 'storageClock' | 'mqtt' | 'retention' | 'sandbox' | 'watch'>;
 
 /** The background sections of the cloud's settings (the whole settings are read and checked). */
 export function loadBackgroundSettings(env: Env): BackgroundSettings {
@@ -64,6 +65,7 @@ export class CloudBackground {
       (deps) => createNotificationDispatcher(deps, this.#settings.notify),
       (deps) => (clock = createStorageClock(deps, this.#settings.storageClock)),
       (deps) => createRetentionSweep(deps, this.#settings.retention),
+      (deps) => new OfflineWatch(deps, this.#settings.watch),
     ];
     if (this.#settings.mqtt.enabled) {
       let rollouts: RolloutConductor | undefined;

@@ -78,6 +78,11 @@ export class Scheduler {
     return [...this.#jobs].map((j) => j.name);
   }
 
+  /** Resolves when no started job has a run in progress (tests wait on it after moving the timers). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#jobs].map((j) => j.idle()));
+  }
+
   /** Stops every job and waits for the runs in progress. */
   async stop(): Promise<void> {
     await Promise.all([...this.#jobs].map((j) => j.stop()));

@@ -29,6 +29,7 @@ const CLOUD_TITLES: Record<keyof typeof CLOUD_SETTINGS, string> = {
   mqtt: 'Locker link ([mqtt-interface.md](mqtt-interface.md))',
   retention: 'Retention ([operations.md](#retention))',
   sandbox: 'Sandbox ([sandbox.md](sandbox.md))',
+  watch: 'Alert watch ([the operator console](#the-operator-console))',
 };
 
 /** Every setting of the cloud process, one table per section. */

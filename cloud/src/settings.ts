@@ -1,6 +1,6 @@
 /**
  * The cloud process's settings: one schema of five sections (core, notifications, storage clock,
- * MQTT, retention, sandbox), each setting with its environment variable and description. `npm run cloud` reads them
+ * MQTT, retention, sandbox, alert watch), each setting with its environment variable and description. `npm run cloud` reads them
  * once from the environment (main.ts) and passes them down; the demo and the benchmarks build them
  * from the defaults plus overrides. docs/operations.md's table is generated from CLOUD_SETTINGS
  * (cli-settings-doc.ts). A bad value stops the start with one message naming every bad variable.
@@ -13,6 +13,7 @@ import { RETENTION_ENV, retentionSettingsSchema } from './retention/settings.js'
 import { SANDBOX_ENV, sandboxSettingsSchema } from './sandbox/settings.js';
 import { ConfigError, readSection, type Env, type SettingsSection } from './settings-from-env.js';
 import { MQTT_ENV, mqttSettingsSchema } from './sync/mqtt-settings.js';
+import { WATCH_ENV, watchSettingsSchema } from './watch/settings.js';
 
 export const CLOUD_SETTINGS = {
   config: { schema: configSchema, env: CONFIG_ENV },
@@ -21,6 +22,7 @@ export const CLOUD_SETTINGS = {
   mqtt: { schema: mqttSettingsSchema, env: MQTT_ENV },
   retention: { schema: retentionSettingsSchema, env: RETENTION_ENV },
   sandbox: { schema: sandboxSettingsSchema, env: SANDBOX_ENV },
+  watch: { schema: watchSettingsSchema, env: WATCH_ENV },
 } as const satisfies Record<string, SettingsSection>;
 
 type Sections = typeof CLOUD_SETTINGS;

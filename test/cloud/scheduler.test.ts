@@ -143,7 +143,7 @@ describe('scheduler', () => {
     const settings = loadCloudSettings({}, { config: { port: 0, logLevel: 'silent' }, mqtt: { brokerPort: 0 }, sandbox: { firstPort: 0 } });
     const cloud = await startCloud(settings, { database: db, timers, logger: pino({ level: 'silent' }) });
     try {
-      expect(cloud.scheduler.active.sort()).toEqual(['idempotency-key-sweeper', 'locker-link-poll', 'locker-link-trim', 'notification-dispatcher', 'reservation-sweeper', 'retention-sweep', 'rollouts', 'sandbox-lockers', 'storage-clock']);
+      expect(cloud.scheduler.active.sort()).toEqual(['idempotency-key-sweeper', 'locker-link-poll', 'locker-link-trim', 'notification-dispatcher', 'offline-watch', 'reservation-sweeper', 'retention-sweep', 'rollouts', 'sandbox-lockers', 'storage-clock']);
       expect(cloud.brokerUrl).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
     } finally {
       await cloud.stop();

@@ -4,7 +4,8 @@
  * is checked against the API it reads (releases, rollouts with their waves, each locker's state,
  * each locker's agent version). Pause, resume and abort go through the reason dialog, which takes
  * the focus, keeps it and closes on Esc; a viewer sees no action and the API refuses one (403).
- * axe-core finds no serious or critical violation at 1366 and 390 px, in English and Russian, and
+ * axe-core finds no serious or critical violation at 1366 and 390 px, in English and Russian (on
+ * the orders screen's list of parcels whose storage ends today too), and
  * the page never scrolls sideways at 390 px. Screenshots go to artifacts/screens/console-updates-*.png.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,7 +146,12 @@ describe.runIf(requires('chromium'))('the console Updates screen (Chromium)', ()
       for (const size of SIZES) {
         await page.setViewportSize(size);
         for (const [hash, screen, ready] of [
+          // The orders screen's parcels whose storage ends today (none in this world: the count the API gives).
+          ['#/orders', 'orders', `table[data-ending-today="${(await world.api('GET', '/operator/orders/storage-ending-today')).body.total}"]`],
+          // The fleet's overview: the sandbox section shows only when the overview counts sandbox lockers.
+          ['#/fleet', 'fleet', (await world.api('GET', '/operator/overview')).body.sandbox.lockers.total > 0 ? '[data-sandbox-overview]' : '[data-overview]'],
           ['#/updates', 'updates', 'table[data-agents]'],
+          // Last: the reason dialog below is opened on it.
           [`#/updates/${again.body.id}`, 'rollout', 'table[data-members]'],
         ] as const) {
           await go(hash, screen);

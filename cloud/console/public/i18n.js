@@ -26,6 +26,7 @@ const en = {
   retry: 'Retry',
   // overview
   lockersTotal: 'Lockers',
+  sandboxSection: 'Sandbox (not counted in the network)',
   online: 'online',
   offline: 'offline',
   onlineSince: (t) => `online since ${t}`,
@@ -98,6 +99,8 @@ const en = {
   created: 'Created',
   // orders
   searchOrders: 'externalId, barcode or phone',
+  storageEndingToday: 'Storage ends today',
+  storageEnds: 'Storage ends',
   find: 'Find',
   order: 'Order',
   marketplace: 'Marketplace',
@@ -302,6 +305,7 @@ const ru = {
   error: (msg) => `Ошибка: ${msg}`,
   retry: 'Повторить',
   lockersTotal: 'Постаматы',
+  sandboxSection: 'Песочница (не входит в показатели сети)',
   online: 'на связи',
   offline: 'не на связи',
   onlineSince: (t) => `на связи с ${t}`,
@@ -371,6 +375,8 @@ const ru = {
   type: 'Тип',
   created: 'Создан',
   searchOrders: 'externalId, штрихкод или телефон',
+  storageEndingToday: 'Хранение заканчивается сегодня',
+  storageEnds: 'Конец хранения',
   find: 'Найти',
   order: 'Заказ',
   marketplace: 'Маркетплейс',

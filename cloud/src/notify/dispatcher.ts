@@ -14,12 +14,14 @@ import { CLOUD_TRACER, contextFrom, inSpan, tracer } from '../../../shared/src/t
 import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import type { CloudMetrics } from '../metrics/cloud-metrics.js';
+import type { LiveMessage } from '../operator/live-feed.js';
 import type { OutboxSignals } from '../outbox/signals.js';
 import { type HeldReceiver, notificationReceiver } from '../repositories/accounts.js';
 import { type ClaimedNotification, claimDue, insertAttempt, markDelivered, markFailed, nextDueAt } from '../repositories/notifications.js';
 import { transaction } from '../db/transaction.js';
 import { Scheduler, type Job } from '../scheduler.js';
 import { ReceiverClient } from './receiver-client.js';
+import { alertIfReceiverFailing, resolveReceiverFailing } from './receiver-alert.js';
 import { failedAttempt, type FailurePolicy } from './retry-policy.js';
 import type { NotifySettings } from './settings.js';
 
@@ -166,10 +168,11 @@ export class NotificationDispatcher {
     const about = { id: row.id, uid: row.uid, kind: row.kind, orderId: row.orderId, marketplaceId: row.marketplaceId, attempts: row.attempts };
     const attempt = { notificationId: row.id, orderId: row.orderId, at: now };
     if (outcome.ok) {
-      const delivered = await transaction(cdb, async (tx) => {
+      const [delivered, live] = await transaction(cdb, async (tx) => {
         await insertAttempt(tx, { ...attempt, status: outcome.status, error: null });
-        return markDelivered(tx, row, now);
+        return [await markDelivered(tx, row, now), await resolveReceiverFailing(tx, row.marketplaceId, now)] as const;
       });
+      this.#publish(live);
       if (delivered) {
         this.#deps.metrics?.notifications.delivered(row.marketplaceId);
         this.#log.info(about, 'notification delivered');
@@ -179,15 +182,25 @@ export class NotificationDispatcher {
     const next = failedAttempt(row, now, this.#policy);
     this.#deps.metrics?.notifications.failed(row.marketplaceId);
     const error = outcome.error.slice(0, 500);
-    const recorded = await transaction(cdb, async (tx) => {
+    const [recorded, live] = await transaction(cdb, async (tx) => {
       await insertAttempt(tx, { ...attempt, status: outcome.status, error });
-      return markFailed(tx, row, { status: outcome.status, error, ...next });
+      const failed = { marketplaceId: row.marketplaceId, orderId: row.orderId, status: outcome.status, error, at: now };
+      return [
+        await markFailed(tx, row, { status: outcome.status, error, ...next }),
+        await alertIfReceiverFailing(tx, this.#log, this.#settings.failingAlertAttempts, failed),
+      ] as const;
     });
+    this.#publish(live);
     const failingNow = recorded && next.failingNow;
     const fields = { ...about, status: outcome.status ?? undefined, error: outcome.error };
     if (failingNow) this.#log.error(fields, 'notification failing: undelivered past the failing limit; still retried');
     else this.#log.warn(fields, 'notification not delivered; will retry');
     return false;
+  }
+
+  /** Tells operators watching live of an alert raised or resolved, once its transaction committed. */
+  #publish(live: readonly LiveMessage[]): void {
+    for (const m of live) this.#deps.signals.live.publish(m);
   }
 }
 

@@ -24,6 +24,13 @@ export const notifySettingsSchema = z
       .max(256)
       .default(2)
       .describe("of those, attempts to one marketplace's receiver at once: a receiver that answers slowly holds at most these, the others keep the rest"),
+    failingAlertAttempts: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe("this many failed attempts in a row to a marketplace's receiver raise the alert receiver.failing at once (resolved by its next delivery)"),
     allowPlainHttp: envFlag.default(false).describe('`1`/`true`: plain http:// receivers, for local demos only (HTTPS with verification otherwise)'),
   })
   .refine((s) => s.leaseSeconds > s.timeoutSeconds, { message: 'leaseSeconds must exceed timeoutSeconds', path: ['leaseSeconds'] });
@@ -38,6 +45,7 @@ export const NOTIFY_ENV = {
   pollSeconds: 'NOTIFY_POLL_SECONDS',
   concurrency: 'NOTIFY_CONCURRENCY',
   receiverConcurrency: 'NOTIFY_RECEIVER_CONCURRENCY',
+  failingAlertAttempts: 'RECEIVER_FAILING_ALERT_ATTEMPTS',
   allowPlainHttp: 'NOTIFY_ALLOW_HTTP',
 } as const;
 

@@ -27,10 +27,19 @@ export type CellStateName = (typeof CELL_STATES)[number];
 
 const INSPECTION_FLAGS: readonly CellFlag[] = [CellFlag.Faulty, CellFlag.Dirty, CellFlag.NeedsInventory];
 
+/**
+ * The network's figures (real lockers and marketplaces only) and, apart, the sandbox's: sandbox
+ * lockers and their alerts and notifications never count in the network's (sandbox/isolation.ts).
+ */
 export async function overview(deps: ServiceDeps) {
+  const network = await figures(deps, false);
+  return { ...network, sandbox: await figures(deps, true) };
+}
+
+async function figures(deps: ServiceDeps, sandbox: boolean) {
   const now = deps.clock.now();
-  const counts = await fleetCounts(deps.cdb.db);
-  const alerts = await openAlertsBySeverity(deps.cdb.db);
+  const counts = await fleetCounts(deps.cdb.db, sandbox);
+  const alerts = await openAlertsBySeverity(deps.cdb.db, sandbox);
   return {
     lockers: { total: counts.lockers, online: counts.online, offline: counts.lockers - counts.online },
     openAlerts: alerts,

@@ -8,7 +8,17 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { findOrderById } from '../repositories/orders.js';
-import { lockerOrdersPage, type NotificationOutcome, orderHistory, type OrderListRow, orderSummaryRows, searchOrdersPage } from '../repositories/operator-views.js';
+import { endOfLocalDay, localDate, startOfLocalDay } from '../lockers/locker-time.js';
+import {
+  lockerOrdersPage,
+  type NotificationOutcome,
+  orderHistory,
+  type OrderListRow,
+  orderSummaryRows,
+  searchOrdersPage,
+  storageEndingPage,
+  zonesWithWaitingParcels,
+} from '../repositories/operator-views.js';
 import type { ServiceDeps } from '../services.js';
 
 /** `+79161234567` -> `+7******4567`: the country code and the last four digits. */
@@ -51,6 +61,20 @@ export async function searchOrders(deps: ServiceDeps, query: string, page: numbe
 export async function lockerOrders(deps: ServiceDeps, lockerId: number, page: number, pageSize: number) {
   const { items, total } = await lockerOrdersPage(deps.cdb.db, lockerId, { offset: (page - 1) * pageSize, limit: pageSize });
   return { items: items.map(present), total, page, pageSize };
+}
+
+/**
+ * Parcels waiting for pick-up whose storage ends today, today read in each locker's time zone
+ * (as storage deadlines are: the console has no time zone of its own), earliest deadline first.
+ */
+export async function storageEndingToday(deps: ServiceDeps, page: number, pageSize: number) {
+  const now = deps.clock.now();
+  const days = (await zonesWithWaitingParcels(deps.cdb.db)).map((zone) => {
+    const date = localDate(now, zone);
+    return { zone, start: startOfLocalDay(date, zone), end: endOfLocalDay(date, zone) };
+  });
+  const { items, total } = await storageEndingPage(deps.cdb.db, days, { offset: (page - 1) * pageSize, limit: pageSize });
+  return { items: items.map((r) => ({ ...present(r), lockerName: r.lockerName })), total, page, pageSize };
 }
 
 export const TIMELINE_KINDS = ['api_call', 'transition', 'command', 'locker_event', 'alert', 'notification', 'notification_attempt'] as const;

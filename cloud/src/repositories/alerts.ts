@@ -257,12 +257,13 @@ export async function countAlerts(db: Tx, q: Omit<AlertQuery, 'limit' | 'offset'
   return Number(row.n);
 }
 
-/** Open alerts (not yet acknowledged or resolved) by severity, over the whole fleet. */
-export async function openAlertsBySeverity(db: Tx): Promise<Record<AlertSeverity, number>> {
+/** Open alerts (not yet acknowledged or resolved) by severity, of the real lockers or of the sandbox ones. */
+export async function openAlertsBySeverity(db: Tx, sandbox: boolean): Promise<Record<AlertSeverity, number>> {
   const rows = await db
     .selectFrom('locker_alerts')
     .select(['severity', sql<number>`count(*)`.as('n')])
     .where('status', '=', 'open')
+    .where('locker_id', 'in', (eb) => eb.selectFrom('lockers').select('lockers.id').where('lockers.sandbox', '=', sandbox ? 1 : 0))
     .groupBy('severity')
     .execute();
   const out: Record<AlertSeverity, number> = { critical: 0, warning: 0, info: 0 };

@@ -34,11 +34,13 @@ export interface FleetCounts {
 }
 
 /** Counts over the active lockers and the notifications outbox. */
-export async function fleetCounts(db: Tx): Promise<FleetCounts> {
+export async function fleetCounts(db: Tx, sandbox: boolean): Promise<FleetCounts> {
+  const flag = sandbox ? 1 : 0;
   const lockers = await db
     .selectFrom('lockers')
     .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(online), 0)`.as('online')])
     .where('active', '=', 1)
+    .where('sandbox', '=', flag)
     .executeTakeFirstOrThrow();
   const cells = await db
     .selectFrom('cells')
@@ -48,11 +50,13 @@ export async function fleetCounts(db: Tx): Promise<FleetCounts> {
       sql<number>`coalesce(sum(cells.blocked), 0)`.as('blocked'),
     ])
     .where('lockers.active', '=', 1)
+    .where('lockers.sandbox', '=', flag)
     .executeTakeFirstOrThrow();
   const backlog = await db
     .selectFrom('notifications')
     .select([sql<number>`count(*)`.as('n'), sql<number | null>`min(created_at)`.as('oldest')])
     .where('delivered_at', 'is', null)
+    .where('marketplace_id', 'in', (eb) => eb.selectFrom('marketplaces').select('marketplaces.id').where('marketplaces.sandbox', '=', flag))
     .executeTakeFirstOrThrow();
   return {
     lockers: Number(lockers.n),
@@ -459,4 +463,50 @@ export async function orderSummaryRows(db: Tx, orderId: string, lockerId: number
     lockerName: locker?.name ?? null,
     timezone: locker?.timezone ?? null,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage ending today
+// ---------------------------------------------------------------------------------------------
+
+/** One time zone's today: lockers in `zone`, deadlines from `start` to `end` (inclusive). */
+export interface ZoneDay {
+  zone: string;
+  start: number;
+  end: number;
+}
+
+/** The time zones of the lockers that hold parcels waiting for pick-up. */
+export async function zonesWithWaitingParcels(db: Tx): Promise<string[]> {
+  const rows = await db
+    .selectFrom('lockers')
+    .select('timezone')
+    .distinct()
+    .where((eb) => eb.exists(eb.selectFrom('orders').select('orders.id').whereRef('orders.locker_id', '=', 'lockers.id').where('orders.state', '=', 3)))
+    .execute();
+  return rows.map((r) => r.timezone);
+}
+
+/**
+ * Orders loaded and waiting for pick-up (state 3) whose storage ends within their locker's local
+ * today (one ZoneDay per time zone), earliest deadline first.
+ */
+export async function storageEndingPage(db: Tx, days: readonly ZoneDay[], q: { offset: number; limit: number }): Promise<{ items: (OrderListRow & { lockerName: string })[]; total: number }> {
+  if (days.length === 0) return { items: [], total: 0 };
+  const base = db
+    .selectFrom('orders')
+    .innerJoin('lockers', 'lockers.id', 'orders.locker_id')
+    .where('orders.state', '=', 3)
+    .where((eb) => eb.or(days.map((d) => eb.and([eb('lockers.timezone', '=', d.zone), eb('orders.hold_until', '>=', d.start), eb('orders.hold_until', '<=', d.end)]))));
+  const total = await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await base
+    .select([...ORDER_COLUMNS.map((c) => `orders.${c}` as const), 'lockers.name as locker_name'])
+    .orderBy('orders.hold_until')
+    .orderBy('orders.id')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  const names = new Map(rows.map((r) => [r.id, r.locker_name]));
+  const items = await withBarcodes(db, rows);
+  return { total: Number(total.n), items: items.map((o) => ({ ...o, lockerName: names.get(o.id) ?? '' })) };
 }

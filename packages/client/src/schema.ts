@@ -869,6 +869,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/orders/storage-ending-today": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Parcels waiting for pick-up whose storage ends today (in their locker's time zone), earliest deadline first; phones masked
+         * @description Lists the parcels waiting for pick-up (orders Courier loaded) whose storage ends today in each locker's own time zone, earliest deadline first, a page at a time, with the locker's name; phones masked. For the duty operator's calls before the parcels go back.
+         */
+        get: operations["listStorageEndingToday"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/orders/{orderId}": {
         parameters: {
             query?: never;
@@ -6468,6 +6488,30 @@ export interface operations {
                             undelivered: number;
                             oldestUndeliveredAgeSeconds: number | null;
                         };
+                        /** @description the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures */
+                        sandbox: {
+                            /** @description active lockers */
+                            lockers: {
+                                total: number;
+                                online: number;
+                                offline: number;
+                            };
+                            /** @description open (not yet acknowledged) alerts by severity */
+                            openAlerts: {
+                                critical: number;
+                                warning: number;
+                                info: number;
+                            };
+                            cells: {
+                                /** @description faulty, dirty or needs_inventory */
+                                needsInspection: number;
+                                blocked: number;
+                            };
+                            notifications: {
+                                undelivered: number;
+                                oldestUndeliveredAgeSeconds: number | null;
+                            };
+                        };
                     };
                 };
             };
@@ -7209,6 +7253,124 @@ export interface operations {
                             createdAt: string | null;
                             /** @description UTC, ISO 8601 */
                             stateChangedAt: string | null;
+                        }[];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listStorageEndingToday: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Parcels waiting for pick-up whose storage ends today in their locker's time zone, earliest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            orderId: string;
+                            externalId: string;
+                            marketplaceId: string;
+                            lockerId: number;
+                            /** @description OrderState of the API */
+                            state: number;
+                            /** @description masked: country code and last four digits */
+                            phones: string[];
+                            barcodes: string[];
+                            /** @description UTC, ISO 8601 */
+                            holdUntil: string | null;
+                            /** @description UTC, ISO 8601 */
+                            createdAt: string | null;
+                            /** @description UTC, ISO 8601 */
+                            stateChangedAt: string | null;
+                            lockerName: string;
                         }[];
                         total: number;
                         page: number;

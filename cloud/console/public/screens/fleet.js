@@ -1,4 +1,4 @@
-// Fleet: the network at a glance (GET /operator/overview) and every locker, paged and filtered on
+// Fleet: the network at a glance (GET /operator/overview; the sandbox's lockers apart, in their own section) and every locker, paged and filtered on
 // the server (GET /operator/lockers), so thousands of lockers stay fast. Live: a locker event
 // refreshes the page shown.
 import { useEffect, useState } from 'preact/hooks';
@@ -33,6 +33,19 @@ function Overview({ data }) {
     <${Tile} name="inspection" label=${t('needsInspection')} value=${data.cellsNeedingInspection ?? data.cells?.needsInspection} />
     <${Tile} name="blocked" label=${t('blockedCells')} value=${data.cellsBlocked ?? data.cells?.blocked} />
     <${Tile} name="backlog" label=${t('backlog')} value=${notifications.undelivered ?? notifications.backlog} sub=${oldestAge != null ? t('oldestUndelivered', formatAge(oldestAge)) : ''} />
+  </section>`;
+}
+
+/** The sandbox's own figures, apart: its lockers never count in the network's tiles above. */
+function SandboxOverview({ data }) {
+  const lockers = data.lockers ?? {};
+  return html`<section class="sandbox-overview" data-sandbox-overview>
+    <h2>${t('sandboxSection')}</h2>
+    <div class="tiles">
+      <${Tile} name="sandbox-lockers" label=${t('lockersTotal')} value=${lockers.total} sub=${`${lockers.online ?? 0} ${t('online')} · ${lockers.offline ?? 0} ${t('offline')}`} />
+      <${Tile} name="sandbox-alerts" label=${t('openAlerts')} value=${sum(data.openAlerts)} />
+      <${Tile} name="sandbox-blocked" label=${t('blockedCells')} value=${data.cells?.blocked} />
+    </div>
   </section>`;
 }
 
@@ -81,7 +94,7 @@ export function FleetScreen() {
   }, [refresh]);
 
   return html`<main data-screen="fleet" data-loading=${String(list.loading)}>
-    <${Loading} state=${overview}>${(data) => html`<${Overview} data=${data} />`}</${Loading}>
+    <${Loading} state=${overview}>${(data) => html`<${Overview} data=${data} />${data.sandbox?.lockers?.total > 0 && html`<${SandboxOverview} data=${data.sandbox} />`}`}</${Loading}>
     <div class="filters">
       <input id="fleet-search" type="search" placeholder=${t('searchLockers')} aria-label=${t('search')} maxlength="100" value=${typed} onInput=${(e) => setTyped(e.currentTarget.value)} />
       <label>${t('status')}
@@ -94,10 +107,10 @@ export function FleetScreen() {
       <label><input id="fleet-alarms" type="checkbox" checked=${alarms} onChange=${(e) => { setAlarms(e.currentTarget.checked); setPage(1); }} /> ${t('withOpenAlarms')}</label>
     </div>
     <${Loading} state=${list}>${(data) => html`
-      <table class="list" data-total=${data.total}>
+      <div class="scroll-x" tabindex="0" role="region" aria-label=${t('lockersTotal')}><table class="list" data-total=${data.total}>
         <thead><tr><th>${t('locker')}</th><th>${t('address')}</th><th>${t('status')}</th><th>${t('freeToday')}</th><th>${t('openAlerts')}</th><th>${t('lastEvent')}</th></tr></thead>
         <tbody>${data.items.length ? data.items.map((l) => html`<${LockerRow} key=${l.lockerId} l=${l} />`) : html`<tr><td colspan="6" class="muted">${t('nothing')}</td></tr>`}</tbody>
-      </table>
+      </table></div>
       <${Pager} page=${data.page} pageSize=${data.pageSize} total=${data.total} onPage=${setPage} />`}
     </${Loading}>
   </main>`;

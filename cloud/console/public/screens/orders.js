@@ -1,7 +1,8 @@
 // Orders: search by externalId, barcode or phone (GET /operator/orders; phones come masked), and
 // one order's page: a plain summary first (GET /operator/orders/:orderId), its whole history on a
 // timeline one click further (GET /operator/orders/:orderId/timeline), and the operator's actions on it:
-// the storage extension, a new code, the early return, and opening its cells for the customer.
+// the storage extension, a new code, the early return, and opening its cells for the customer; below
+// the search, the parcels whose storage ends today (GET /operator/orders/storage-ending-today).
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, toast, ageOf, formatSpan, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
@@ -43,7 +44,28 @@ export function OrdersScreen({ initialQuery }) {
         </table>
         ${data?.total != null && html`<${Pager} page=${data.page} pageSize=${data.pageSize} total=${data.total} onPage=${setPage} />`}`;
     }}</${Loading}>`}
+    <${StorageEndingToday} />
   </main>`;
+}
+
+/** Parcels waiting for pick-up whose storage ends today, in each locker's time zone (GET /operator/orders/storage-ending-today). */
+function StorageEndingToday() {
+  const [page, setPage] = useState(1);
+  const state = useAsync(() => get('/orders/storage-ending-today', { page }), [page]);
+  return html`<section class="ending-today">
+    <h2 id="ending-today-title">${t('storageEndingToday')}</h2>
+    <${Loading} state=${state}>${(data) => html`<div class="scroll-x" tabindex="0" role="region" aria-labelledby="ending-today-title"><table class="list" data-ending-today=${data.total}>
+        <thead><tr><th>${t('order')}</th><th>${t('locker')}</th><th>${t('storageEnds')}</th><th>${t('phone')}</th><th>${t('barcodes')}</th></tr></thead>
+        <tbody>${data.items.length ? data.items.map((o) => html`<tr data-ending-order=${o.orderId}>
+          <td><a href=${`#/orders/${encodeURIComponent(o.orderId)}`}>${o.externalId}</a></td>
+          <td><a href=${`#/lockers/${o.lockerId}`}>${o.lockerName}</a></td>
+          <td><${Time} value=${o.holdUntil} /></td>
+          <td class="phone">${o.phones.join(', ')}</td>
+          <td>${o.barcodes.join(', ')}</td>
+        </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>
+      </table></div>
+      <${Pager} page=${data.page} pageSize=${data.pageSize} total=${data.total} onPage=${setPage} />`}</${Loading}>
+  </section>`;
 }
 
 const kindOf = (e) => e.kind ?? e.type ?? 'event';

@@ -91,4 +91,6 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     "Takes back the lockers a rollout updated with a signed rollback release whose rollbackFrom names the rollout's version, as a new rollout in waves; the rollout taken back is aborted. Code 3 when the release is not such a rollback, 404 for an unknown rollout or release, 409 when its lockers are in another unfinished rollout. Audited.",
   listAgents: "Lists each active locker's agent version (as its hello, presence or update report said), a page at a time, with how many lockers run each version.",
   getLockerHealth: "Returns the latest health report of the locker's agent (boards, timings, uptime) with when it was sent and received; report is null until the first arrives.",
+  listStorageEndingToday:
+    "Lists the parcels waiting for pick-up (orders Courier loaded) whose storage ends today in each locker's own time zone, earliest deadline first, a page at a time, with the locker's name; phones masked. For the duty operator's calls before the parcels go back.",
 };

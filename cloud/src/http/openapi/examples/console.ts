@@ -81,12 +81,18 @@ export const consoleExamples: Record<string, OperationExamples> = {
     requests: { now: { summary: 'The example fleet, no agent connected', status: 200 } },
     answers: {
       now: {
-        summary: 'Four lockers offline, one blocked cell',
+        summary: 'Three lockers offline, one blocked cell; the sandbox locker apart',
         value: {
-          lockers: { total: 4, online: 0, offline: 4 },
+          lockers: { total: 3, online: 0, offline: 3 },
           openAlerts: { critical: 0, warning: 0, info: 0 },
           cells: { needsInspection: 0, blocked: 1 },
           notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null },
+          sandbox: {
+            lockers: { total: 1, online: 0, offline: 1 },
+            openAlerts: { critical: 0, warning: 0, info: 0 },
+            cells: { needsInspection: 0, blocked: 0 },
+            notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null },
+          },
         },
       },
     },
@@ -187,6 +193,11 @@ export const consoleExamples: Record<string, OperationExamples> = {
       byExternalId: { summary: 'One order', value: { items: [order1001], total: 1, page: 1, pageSize: 50 } },
       byPhoneEnd: { summary: 'None', value: { items: [], total: 0, page: 1, pageSize: 50 } },
     },
+  },
+  listStorageEndingToday: {
+    success: "Parcels waiting for pick-up whose storage ends today in their locker's time zone, earliest first",
+    requests: { today: { summary: 'Today', status: 200 } },
+    answers: { today: { summary: 'None: no parcel is loaded yet', value: { items: [], total: 0, page: 1, pageSize: 50 } } },
   },
   getOrderSummary: {
     success: 'The order as a person reads it first',

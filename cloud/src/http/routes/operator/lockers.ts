@@ -17,19 +17,26 @@ import { alertView, presentAlerts } from './alerts.js';
 import { orderItem } from './orders.js';
 import { iso, isoTime, operatorErrors, pageOf, paging, security } from './shared.js';
 
-const overviewView = z
-  .object({
-    lockers: z.object({ total: z.int(), online: z.int(), offline: z.int() }).describe('active lockers'),
-    openAlerts: z.object({ critical: z.int(), warning: z.int(), info: z.int() }).describe('open (not yet acknowledged) alerts by severity'),
-    cells: z.object({ needsInspection: z.int().describe('faulty, dirty or needs_inventory'), blocked: z.int() }),
-    notifications: z.object({ undelivered: z.int(), oldestUndeliveredAgeSeconds: z.int().nullable() }),
-  })
+const figuresView = z.object({
+  lockers: z.object({ total: z.int(), online: z.int(), offline: z.int() }).describe('active lockers'),
+  openAlerts: z.object({ critical: z.int(), warning: z.int(), info: z.int() }).describe('open (not yet acknowledged) alerts by severity'),
+  cells: z.object({ needsInspection: z.int().describe('faulty, dirty or needs_inventory'), blocked: z.int() }),
+  notifications: z.object({ undelivered: z.int(), oldestUndeliveredAgeSeconds: z.int().nullable() }),
+});
+const exampleFigures = {
+  lockers: { total: 5000, online: 4987, offline: 13 },
+  openAlerts: { critical: 2, warning: 17, info: 0 },
+  cells: { needsInspection: 41, blocked: 6 },
+  notifications: { undelivered: 3, oldestUndeliveredAgeSeconds: 95 },
+};
+
+const overviewView = figuresView
+  .extend({ sandbox: figuresView.describe("the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures") })
+  .describe('the network: real lockers and marketplaces only')
   .meta({
     example: {
-      lockers: { total: 5000, online: 4987, offline: 13 },
-      openAlerts: { critical: 2, warning: 17, info: 0 },
-      cells: { needsInspection: 41, blocked: 6 },
-      notifications: { undelivered: 3, oldestUndeliveredAgeSeconds: 95 },
+      ...exampleFigures,
+      sandbox: { lockers: { total: 2, online: 2, offline: 0 }, openAlerts: { critical: 0, warning: 0, info: 0 }, cells: { needsInspection: 0, blocked: 0 }, notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null } },
     },
   });
 

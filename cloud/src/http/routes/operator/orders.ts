@@ -5,7 +5,7 @@ import { requestString } from '../../../contract/common.js';
 import { MAX_EXTENSION_DAYS, extendOrder } from '../../../operator/order-actions.js';
 import { careForOrder } from '../../../operator/order-care.js';
 import { HANDOVER_DEFAULT_MAX_AGE_SECONDS, HANDOVER_MAX_AGE_SECONDS, HANDOVER_REASON, handOverOrder } from '../../../operator/order-handover.js';
-import { orderSummary, orderTimeline, searchOrders, TIMELINE_KINDS } from '../../../operator/order-views.js';
+import { orderSummary, orderTimeline, searchOrders, storageEndingToday, TIMELINE_KINDS } from '../../../operator/order-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
 import { iso, isoTime, noteSchema, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
@@ -101,6 +101,24 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, {
     },
     async (req) => {
       const page = await searchOrders(deps, req.query.query, req.query.page, req.query.pageSize);
+      return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
+    },
+  );
+
+  app.get(
+    '/orders/storage-ending-today',
+    {
+      schema: {
+        operationId: 'listStorageEndingToday',
+        tags: ['operator'],
+        summary: "Parcels waiting for pick-up whose storage ends today (in their locker's time zone), earliest deadline first; phones masked",
+        security,
+        querystring: z.object(paging),
+        response: { 200: pageOf(orderItem.extend({ lockerName: z.string() })), ...operatorErrors },
+      },
+    },
+    async (req) => {
+      const page = await storageEndingToday(deps, req.query.page, req.query.pageSize);
       return { ...page, items: page.items.map((o) => ({ ...o, holdUntil: iso(o.holdUntil), createdAt: iso(o.createdAt), stateChangedAt: iso(o.stateChangedAt) })) };
     },
   );
