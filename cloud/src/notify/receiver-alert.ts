@@ -11,23 +11,12 @@ import type { Tx } from '../db/transaction.js';
 import { alertMessage } from '../locker-events/alerts.js';
 import type { LiveMessage } from '../operator/live-feed.js';
 import { raiseAlert, resolveAlertsByKey } from '../repositories/alerts.js';
+import { lastAttemptsFailed } from '../repositories/notifications.js';
+import { findOrderById } from '../repositories/orders.js';
 
 export const RECEIVER_FAILING_KIND = 'receiver.failing';
 
 const keyOf = (marketplaceId: string): string => `${RECEIVER_FAILING_KIND}:${marketplaceId}`;
-
-/** Whether the marketplace's last `n` attempts all failed (fewer than `n` attempts: no). */
-async function lastAttemptsFailed(db: Tx, marketplaceId: string, n: number): Promise<boolean> {
-  const rows = await db
-    .selectFrom('notification_attempts as a')
-    .innerJoin('notifications as n', 'n.id', 'a.notification_id')
-    .select('a.error')
-    .where('n.marketplace_id', '=', marketplaceId)
-    .orderBy('a.id', 'desc')
-    .limit(n)
-    .execute();
-  return rows.length === n && rows.every((r) => r.error !== null);
-}
 
 export interface FailedAttempt {
   marketplaceId: string;
@@ -40,7 +29,7 @@ export interface FailedAttempt {
 /** After a failed attempt is recorded (in its transaction): raises or repeats the alert when due. */
 export async function alertIfReceiverFailing(db: Tx, log: Logger, attempts: number, f: FailedAttempt): Promise<LiveMessage[]> {
   if (!(await lastAttemptsFailed(db, f.marketplaceId, attempts))) return [];
-  const order = await db.selectFrom('orders').select('locker_id').where('id', '=', f.orderId).executeTakeFirst();
+  const order = await findOrderById(db, f.orderId);
   if (!order) return [];
   const alert = await raiseAlert(db, {
     lockerId: order.locker_id,

@@ -435,3 +435,16 @@ export async function receiverRows(db: Tx): Promise<ReceiverRow[]> {
   }
   return out;
 }
+
+/** Whether a marketplace's last `n` delivery attempts, whichever notifications, all failed (fewer than `n` attempts: no). */
+export async function lastAttemptsFailed(db: Tx, marketplaceId: string, n: number): Promise<boolean> {
+  const rows = await db
+    .selectFrom('notification_attempts as a')
+    .innerJoin('notifications as n', 'n.id', 'a.notification_id')
+    .select('a.error')
+    .where('n.marketplace_id', '=', marketplaceId)
+    .orderBy('a.id', 'desc')
+    .limit(n)
+    .execute();
+  return rows.length === n && rows.every((r) => r.error !== null);
+}
