@@ -378,6 +378,7 @@ export class LightLocker {
         return;
       case 'locker.config':
       case 'cell.flags':
+      case 'order.handover':
         return; // a light locker has no cells of its own
     }
   }
