@@ -155,6 +155,8 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
     const timeoutMs = (isWhole(settings) ? settings.sandbox.timeoutSeconds : 60) * 1000;
     const server = await buildServer({ deps: serviceDeps, reloadFleet, dependencies, logger, bodyLimit: config.bodyLimitBytes, sandbox: { lockers: sandbox, timeoutMs } });
     stack.push(() => server.close());
+    // No caller holds every socket of the process (each costs a file descriptor and memory).
+    server.server.maxConnections = config.httpMaxConnections;
     const url = await listen(server, config.host, config.port);
     logger.info({ url }, 'cloud listening');
 

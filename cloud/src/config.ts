@@ -54,6 +54,9 @@ export const configSchema = z.object({
    * 128 ASCII characters), is about 230 KiB.
    */
   bodyLimitBytes: int(1024, 64 * 1024 * 1024).default(256 * 1024).describe('largest accepted request body, bytes (the largest legitimate order is about 230 KiB)'),
+  httpMaxConnections: int(16, 1_000_000)
+    .default(10_000)
+    .describe('HTTP connections this process holds at once; beyond it a new connection is closed at once (keep it under the open-files limit)'),
   metricsRequireKey: envFlag
     .default(false)
     .describe('`true`: `GET /metrics` needs an operator key (`X-Operator-Api-Key`, or `Authorization: Bearer <key>` as Prometheus sends it); `false`: open, like most exporters'),
@@ -98,6 +101,7 @@ export const CONFIG_ENV = {
   courierCodeLength: 'COURIER_CODE_LENGTH',
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  httpMaxConnections: 'HTTP_MAX_CONNECTIONS',
   metricsRequireKey: 'METRICS_REQUIRE_KEY',
   idempotencyKeyHours: 'IDEMPOTENCY_KEY_HOURS',
   idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',
