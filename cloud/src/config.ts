@@ -71,6 +71,9 @@ export const configSchema = z.object({
   operatorSessionIdleMinutes: int(1, 30 * 24 * 60)
     .default(12 * 60)
     .describe('an operator console session (`POST /operator/session`) ends after this long without a request'),
+  operatorSessionsMax: int(1, 1000)
+    .default(20)
+    .describe("live console sessions per operator; a sign-in beyond it ends that operator's oldest session"),
   releasePublicKeys: list(publicKeyText)
     .pipe(z.array(z.string()).max(8))
     .default([])
@@ -108,6 +111,7 @@ export const CONFIG_ENV = {
   idempotencySweepSeconds: 'IDEMPOTENCY_SWEEP_SECONDS',
   logLevel: 'LOG_LEVEL',
   operatorSessionIdleMinutes: 'OPERATOR_SESSION_IDLE_MINUTES',
+  operatorSessionsMax: 'OPERATOR_SESSIONS_MAX',
   releasePublicKeys: 'RELEASE_PUBLIC_KEYS',
   releaseMaxBytes: 'RELEASE_MAX_BYTES',
   releaseDownloadsMax: 'RELEASE_DOWNLOADS_MAX',

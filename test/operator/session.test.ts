@@ -85,3 +85,23 @@ describe.each(testEngines())('operator console session on %s', (engine) => {
     expect(locked.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+describe.each(testEngines())('operator console sessions per operator on %s', (engine) => {
+  let tc: TestCloud;
+  beforeAll(async () => {
+    tc = await startTestCloud(engine, { fleet: consoleFleet(), config: { operatorSessionsMax: 2 } });
+  });
+  afterAll(async () => tc.stop());
+
+  it('ends the oldest session of an operator signing in beyond OPERATOR_SESSIONS_MAX', async () => {
+    const clients = [];
+    for (let i = 0; i < 3; i++) {
+      const c = new ConsoleClient(tc.cloud.url);
+      await c.signIn(KEYS.operator);
+      clients.push(c);
+      tc.clock.advance(1000);
+    }
+    const statuses = await Promise.all(clients.map(async (c) => (await c.call('GET', '/operator/session')).status));
+    expect(statuses).toEqual([401, 200, 200]);
+  });
+});

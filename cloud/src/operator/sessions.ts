@@ -2,8 +2,8 @@
  * Operator console sessions. Signing in with an operator key gives a random 32-byte token (the
  * `operator_session` cookie) and a CSRF token; the database keeps the token's SHA-256 only, so
  * every cloud process accepts the cookie and a database leak gives no session. A session ends
- * after `operatorSessionIdleMinutes` without a request, on sign-out, or when a fleet reload drops
- * its operator. A request with the cookie that changes something must carry the CSRF token
+ * after `operatorSessionIdleMinutes` without a request, on sign-out, when a fleet reload drops
+ * its operator, or when its operator signs in beyond `operatorSessionsMax` (the oldest ends). A request with the cookie that changes something must carry the CSRF token
  * (http/plugins/authentication.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -16,6 +16,7 @@ import {
   deleteSession,
   findSession,
   insertSession,
+  keepNewestSessions,
   type OperatorRole,
   type OperatorSession,
   operatorRole,
@@ -57,6 +58,8 @@ export async function signIn(deps: ServiceDeps, key: string): Promise<SignedIn> 
   const expiresAt = now + idleMs(deps);
   await deleteExpiredSessions(deps.cdb.db, now);
   await insertSession(deps.cdb.db, { tokenHash: hashToken(token), operator, csrfToken, createdAt: now, expiresAt });
+  // One operator key signing in again and again fills no table: its oldest sessions end.
+  await keepNewestSessions(deps.cdb.db, operator, deps.config.operatorSessionsMax);
   deps.logger.info({ operator, role }, 'operator signed in');
   return { token, operator, role, csrfToken, expiresAt };
 }

@@ -90,6 +90,21 @@ export async function deleteSession(db: Tx, tokenHash: string): Promise<void> {
   await db.deleteFrom('operator_sessions').where('token_hash', '=', tokenHash).execute();
 }
 
+/** Ends the operator's sessions but the `keep` newest (by sign-in time). */
+export async function keepNewestSessions(db: Tx, operator: string, keep: number): Promise<void> {
+  const older = await db
+    .selectFrom('operator_sessions')
+    .select('token_hash')
+    .where('operator', '=', operator)
+    .orderBy('created_at', 'desc')
+    .orderBy('token_hash')
+    .offset(keep)
+    .limit(1_000_000)
+    .execute();
+  if (older.length === 0) return;
+  await db.deleteFrom('operator_sessions').where('token_hash', 'in', older.map((r) => r.token_hash)).execute();
+}
+
 export async function deleteExpiredSessions(db: Tx, now: number): Promise<void> {
   await db.deleteFrom('operator_sessions').where('expires_at', '<=', now).execute();
 }
