@@ -6,11 +6,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NARROW, WIDE, axeViolations, noSidewaysScroll } from '../helpers/axe.js';
 import { freePort } from '../helpers/free-port.js';
-import { chromiumPath, requires } from '../helpers/requirements.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { requires } from '../helpers/requirements.js';
 import { NOON, cell, grant, lockerConfig, order, parcel } from './fixtures.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -34,10 +35,7 @@ describe.runIf(requires('chromium'))('the locker page: accessible at every width
       { type: 'courier.grant', grant: grant('g1', '111111', NOON + 3_600_000) },
       { type: 'order.upsert', order: order('o1', [parcel('B1')]) },
     );
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

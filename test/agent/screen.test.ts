@@ -4,9 +4,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, requires } from '../helpers/requirements.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { requires } from '../helpers/requirements.js';
 import { NOON, cell, grant, lockerConfig, order, parcel, pickupHash } from './fixtures.js';
 import { simCell, startHarness, type Harness } from './harness.js';
 
@@ -38,10 +39,7 @@ describe.runIf(requires('chromium'))('the locker page in Chromium', () => {
       { type: 'order.upsert', order: order('o1', [parcel('B1', { cellId: 2 }), parcel('B2', { cellId: 3 })]) },
       { type: 'order.upsert', order: order('o2', [parcel('C1')], { dateDelivery: '2030-03-12' }) },
     );
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
 

@@ -8,13 +8,15 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings } from '../../demo/config.js';
 import { startDemo, type RunningDemo } from '../../demo/demo.js';
 import { NARROW, WIDE, axeViolations, noSidewaysScroll } from '../helpers/axe.js';
-import { chromiumPath, requires } from '../helpers/requirements.js';
+import { moscowToday } from './demo-console.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { requires } from '../helpers/requirements.js';
 
 const SHOTS = join(process.cwd(), 'artifacts', 'screens');
 const OPERATOR_KEY = 'demo-operator-key';
@@ -22,9 +24,6 @@ const SHOP = 'demo-shop-one-key';
 const LOCKER = 102;
 const WAIT = { timeout: 30_000 };
 
-function moscowToday(): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-}
 
 describe.runIf(requires('chromium'))('every console screen: axe, phone width, both languages, dialogs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'console-a11y-'));
@@ -53,10 +52,7 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
     expect(created.status).toBe(200);
     const found = await fetch(`${demo.apiUrl}/operator/orders?query=A11Y-1`, { headers: { 'x-operator-api-key': OPERATOR_KEY } });
     orderId = ((await found.json()) as { items: { orderId: string }[] }).items[0]!.orderId;
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

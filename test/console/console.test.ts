@@ -6,17 +6,18 @@
  * open page over the live stream without a reload. A screenshot per screen goes to
  * artifacts/screens/console-<screen>.png.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
 import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
 import { eventually } from '../helpers/eventually.js';
-import { chromiumPath, requires } from '../helpers/requirements.js';
+import { fleetWithViewer, moscowToday } from './demo-console.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { requires } from '../helpers/requirements.js';
 
 const SHOTS = join(process.cwd(), 'artifacts', 'screens');
 const OPERATOR_KEY = 'demo-operator-key';
@@ -27,21 +28,8 @@ const PHONE = '+79161234567';
 const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, sandboxPort: 0, logLevel: 'silent' };
 const WAIT = { timeout: 30_000 };
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** The example fleet with one more operator, a viewer. */
-function fleetWithViewer(dir: string): string {
-  const fleet = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8'));
-  delete fleet.$schema;
-  fleet.operators.push({ name: 'watch', role: 'viewer', apiKeySha256: [sha256(VIEWER_KEY)] });
-  const path = join(dir, 'fleet.json');
-  writeFileSync(path, JSON.stringify(fleet));
-  return path;
-}
 
-function moscowToday(): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-}
 
 describe.runIf(requires('chromium'))('the operator console (Chromium against the demo network)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'console-'));
@@ -78,11 +66,8 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemo(loadDemoSettings({}, { ...FREE_PORTS, dataDir: join(dir, 'data'), fleetFile: fleetWithViewer(dir) }), { logger: pino({ level: 'silent' }) });
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    demo = await startDemo(loadDemoSettings({}, { ...FREE_PORTS, dataDir: join(dir, 'data'), fleetFile: fleetWithViewer(dir, VIEWER_KEY) }), { logger: pino({ level: 'silent' }) });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-GB' });
     page = await context.newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

@@ -9,18 +9,19 @@
  * and 390 px, in English and Russian; a viewer is offered no action. Screenshots go to
  * artifacts/screens/console-handover-*.png.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
 import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
 import { eventually } from '../helpers/eventually.js';
-import { chromiumPath, requires } from '../helpers/requirements.js';
+import { fleetWithViewer, moscowToday } from './demo-console.js';
+import { NARROW, WIDE, axeViolations as axeOf, noSidewaysScroll as sidewaysFree } from '../helpers/axe.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { requires } from '../helpers/requirements.js';
 
 const SHOTS = join(process.cwd(), 'artifacts', 'screens');
 const OPERATOR_KEY = 'demo-operator-key';
@@ -30,25 +31,10 @@ const LOCKER = 102;
 const EXTERNAL_ID = 'HANDOVER-1';
 const FREE_PORTS: DemoSettingsInput = { httpPort: 0, brokerPort: 0, receiverPort: 0, screenPort: 0, simPort: 0, hardwarePort: 0, sandboxPort: 0, logLevel: 'silent' };
 const WAIT = { timeout: 30_000 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDE = { width: 1366, height: 900 };
-const NARROW = { width: 390, height: 844 };
 const NOTE = 'customer at the locker, code refused; identity checked by phone';
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-function fleetWithViewer(dir: string): string {
-  const fleet = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8'));
-  delete fleet.$schema;
-  fleet.operators.push({ name: 'watch', role: 'viewer', apiKeySha256: [sha256(VIEWER_KEY)] });
-  const path = join(dir, 'fleet.json');
-  writeFileSync(path, JSON.stringify(fleet));
-  return path;
-}
 
-function moscowToday(): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-}
 
 describe.runIf(requires('chromium'))('opening the cell for the customer from the console (Chromium against the demo network)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'handover-screen-'));
@@ -79,14 +65,8 @@ describe.runIf(requires('chromium'))('opening the cell for the customer from the
     await page.click('[data-action="sign-in"]');
     await page.waitForSelector('header .who', WAIT);
   };
-  const axeViolations = async (): Promise<string[]> => {
-    await page.evaluate(AXE);
-    const found = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    );
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  };
-  const noSidewaysScroll = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+  const axeViolations = () => axeOf(page);
+  const noSidewaysScroll = () => sidewaysFree(page);
 
   /** A courier loads the order at the locker (its screen and simulator), as the demo traffic does. */
   async function loadOrder(): Promise<void> {
@@ -126,11 +106,8 @@ describe.runIf(requires('chromium'))('opening the cell for the customer from the
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemo(loadDemoSettings({}, { ...FREE_PORTS, dataDir: join(dir, 'data'), fleetFile: fleetWithViewer(dir) }), { logger: pino({ level: 'silent' }) });
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    demo = await startDemo(loadDemoSettings({}, { ...FREE_PORTS, dataDir: join(dir, 'data'), fleetFile: fleetWithViewer(dir, VIEWER_KEY) }), { logger: pino({ level: 'silent' }) });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: WIDE, locale: 'en-GB' })).newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (msg) => {
