@@ -74,6 +74,18 @@ describe.each(testEngines())('metrics of the cloud and the agent on %s', (engine
     const text = await cloudMetrics();
     expect(sample(text, 'cloud_lockers_health_reporting')).toBe(1);
     expect(sample(text, 'cloud_lockers_door_faults')).toBe(1);
+    // The console's alert for the forced door, as a series Alertmanager can page on, until someone takes it.
+    const forced = { locker: String(lockerId), kind: 'door.alarm', severity: 'critical' };
+    expect(sample(text, 'cloud_alerts_open', { ...forced, attended: 'false' })).toBe(1);
+    const alerts = await world.call('GET', `/operator/alerts?postamatId=${lockerId}`, undefined, 'operator');
+    const alertId = (alerts.body.alerts as { id: number; kind: string }[]).find((a) => a.kind === 'door.alarm')!.id;
+    expect((await world.call('POST', `/operator/alerts/${alertId}/acknowledge`, {}, 'operator')).status).toBe(200);
+    // Scrapes within half a second share one snapshot: wait for the next.
+    const taken = await eventually(async () => {
+      const t = await cloudMetrics();
+      return sample(t, 'cloud_alerts_open', { ...forced, attended: 'false' }) === undefined ? t : null;
+    }, 'the acknowledged alert counted as attended');
+    expect(sample(taken, 'cloud_alerts_open', { ...forced, attended: 'true' })).toBe(1);
 
     // The next report covers a new interval: the fault is not counted again.
     expect(rig.agent.health!.send()).toBe(true);

@@ -2,9 +2,10 @@
  * Gauges read on scrape (prom-client `collect()`), never per request: the dependencies' health
  * (database up and ping time, broker link up) and the fleet's aggregates from the database
  * (repositories/vitals.ts: lockers online, each active locker's link, commands pending,
- * notification backlog, lockers whose health report shows faults). One scrape runs the queries
- * once, shared by every gauge. The link per locker is the one series with a locker label: one per
- * active locker, bounded by the fleet, so that an alert can name the locker that is offline.
+ * notification backlog, lockers whose health report shows faults, the console's open alerts). One
+ * scrape runs the queries once, shared by every gauge. The link per locker and the open alerts
+ * carry a locker label, bounded by the fleet (and the alert kinds), so that an alert can name the
+ * locker: Alertmanager pages on what the console shows.
  *
  * Commands pending and the age of the oldest unacked command are distributions ACROSS LOCKERS
  * (one observation per locker with pending commands), not a series per locker: each scrape
@@ -66,6 +67,16 @@ export class FleetStateMetrics {
         for (const l of s.vitals.lockerLinks) g.set({ locker: String(l.lockerId), name: l.name }, l.online ? 1 : 0);
       },
       ['locker', 'name'],
+    );
+    gauge(
+      'cloud_alerts_open',
+      "The console's unresolved alerts by locker, kind and severity; attended=\"false\": nobody acknowledged or took it yet",
+      (g, s) => {
+        if (!s.vitals) return;
+        g.reset();
+        for (const a of s.vitals.openAlerts) g.set({ locker: String(a.lockerId), kind: a.kind, severity: a.severity, attended: String(a.attended) }, a.count);
+      },
+      ['locker', 'kind', 'severity', 'attended'],
     );
     gauge('cloud_lockers_health_reporting', 'Lockers that sent a health report', (g, s) => s.vitals && g.set(s.vitals.lockersReporting));
     gauge('cloud_lockers_door_faults', 'Lockers whose latest health report counts door faults', (g, s) => s.vitals && g.set(s.vitals.lockersWithDoorFaults));

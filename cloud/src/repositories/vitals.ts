@@ -18,10 +18,12 @@ export interface FleetVitals {
   lockersReporting: number;
   lockersWithDoorFaults: number;
   lockersWithBoardErrors: number;
+  /** Unresolved console alerts per locker, kind, severity and whether someone is on them. */
+  openAlerts: { lockerId: number; kind: string; severity: string; attended: boolean; count: number }[];
 }
 
 export async function fleetVitals(db: Tx): Promise<FleetVitals> {
-  const [lockers, pending, backlog, health, links] = await Promise.all([
+  const [lockers, pending, backlog, health, links, alerts] = await Promise.all([
     db
       .selectFrom('lockers')
       .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>('online').as('online')])
@@ -48,6 +50,19 @@ export async function fleetVitals(db: Tx): Promise<FleetVitals> {
       ])
       .executeTakeFirstOrThrow(),
     db.selectFrom('lockers').select(['id', 'name', 'online']).where('active', '=', 1).orderBy('id').execute(),
+    // Attended: acknowledged, or assigned to someone. Bounded by lockers x kinds, never by alerts.
+    db
+      .selectFrom('locker_alerts')
+      .where('status', 'in', ['open', 'acknowledged'])
+      .select((eb) => [
+        'locker_id',
+        'kind',
+        'severity',
+        sql<number>`case when status = 'acknowledged' or assignee is not null then 1 else 0 end`.as('attended'),
+        eb.fn.countAll<number | string>().as('count'),
+      ])
+      .groupBy(['locker_id', 'kind', 'severity', sql`case when status = 'acknowledged' or assignee is not null then 1 else 0 end`])
+      .execute(),
   ]);
   return {
     lockers: Number(lockers.total),
@@ -58,5 +73,6 @@ export async function fleetVitals(db: Tx): Promise<FleetVitals> {
     lockersReporting: Number(health.reporting),
     lockersWithDoorFaults: Number(health.door_faults),
     lockersWithBoardErrors: Number(health.board_errors),
+    openAlerts: alerts.map((a) => ({ lockerId: a.locker_id, kind: a.kind, severity: a.severity, attended: Number(a.attended) === 1, count: Number(a.count) })),
   };
 }
