@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoSettings, type DemoSettingsInput } from '../../demo/config.js';
 import { startDemo, type DemoLocker, type RunningDemo } from '../../demo/demo.js';
+import { AUDIT_ACTIONS } from '../../cloud/src/operator/audit.js';
 import { eventually } from '../helpers/eventually.js';
 import { fleetWithViewer, moscowToday } from './demo-console.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -387,6 +388,9 @@ describe.runIf(requires('chromium'))('the operator console (Chromium against the
       return Object.fromEntries(Object.entries(DICTIONARIES).map(([lang, d]) => [lang, paths(d)]));
     })`);
     expect(keys.ru).toEqual(keys.en);
+    // Every action the audit keeps has a name (and is offered by the audit's filter), no other.
+    const named = keys.en!.filter((k) => k.startsWith('auditActions.')).map((k) => k.slice('auditActions.'.length));
+    expect(named.sort()).toEqual([...AUDIT_ACTIONS].sort());
     await page.click('header [data-lang="en"]');
   });
 

@@ -4,26 +4,12 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { Json, Loading, Pager, Time, html, useAsync } from '../components.js';
-import { t } from '../i18n.js';
+import { DICTIONARIES, t } from '../i18n.js';
 import { itemsOf } from './locker.js';
 
-const ACTIONS = [
-  'cell.flags',
-  'cell.open',
-  'alert.acknowledge',
-  'alert.resolve',
-  'order.extend',
-  'order.code',
-  'order.return',
-  'order.handover',
-  'notifications.redeliver',
-  'release.upload',
-  'rollout.create',
-  'rollout.pause',
-  'rollout.resume',
-  'rollout.abort',
-  'rollout.rollback',
-];
+// The actions the filter offers: every one the console has a name for (the browser test checks
+// that these are exactly the API's AUDIT_ACTIONS).
+const ACTIONS = Object.keys(DICTIONARIES.en.auditActions);
 const FILTERS = ['operator', 'lockerId', 'orderId', 'action', 'from', 'to', 'target'];
 
 /** The target as words and, where the console has a page for it, the link there. */
