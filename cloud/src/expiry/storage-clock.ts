@@ -5,7 +5,8 @@
  * confirmation at once.
  */
 import type { Logger } from 'pino';
-import { Scheduler, type Job } from '../scheduler.js';
+import { ScheduledPart } from '../scheduled-part.js';
+import { Scheduler } from '../scheduler.js';
 import { completeReturns, expireStorage, type ExpiryDeps } from './expire.js';
 import type { StorageClockSettings } from './settings.js';
 
@@ -21,38 +22,26 @@ export interface ClockRun {
   awaitingReturn: number;
 }
 
-export class StorageClock {
-  readonly name = 'storage-clock';
+export class StorageClock extends ScheduledPart<ClockRun> {
   readonly #deps: ExpiryDeps;
   readonly #settings: StorageClockSettings;
   readonly #log: Logger;
-  readonly #job: Job<ClockRun>;
 
   constructor(deps: StorageClockDeps, settings: StorageClockSettings) {
+    super('storage-clock', deps.scheduler ?? new Scheduler({ logger: deps.logger }), { cron: settings.cron });
     this.#deps = deps;
     this.#settings = settings;
     this.#log = deps.logger.child({ part: 'storage-clock' });
-    const scheduler = deps.scheduler ?? new Scheduler({ logger: deps.logger });
-    this.#job = scheduler.job('storage-clock', () => this.#run(), { cron: settings.cron });
-  }
-
-  start(): Promise<void> {
-    this.#job.start();
-    return Promise.resolve();
-  }
-
-  async stop(): Promise<void> {
-    await this.#job.stop();
   }
 
   /** One run now (also what the schedule runs); concurrent calls share the run in progress. */
   tick(): Promise<ClockRun> {
-    return this.#job.run();
+    return this.runNow();
   }
 
   /** Resolves when no run is in progress. */
-  async idle(): Promise<void> {
-    await this.#job.idle();
+  idle(): Promise<void> {
+    return this.settled();
   }
 
   /** The locker applied commands up to a new cseq: orders of it in 6 whose revocation it applied move to 7. */
@@ -70,7 +59,7 @@ export class StorageClock {
     await this.confirmRevocations(lockerId);
   }
 
-  async #run(): Promise<ClockRun> {
+  protected async run(): Promise<ClockRun> {
     const run: ClockRun = { expired: 0, awaitingReturn: 0 };
     try {
       run.expired = await expireStorage(this.#deps);

@@ -10,7 +10,8 @@ import { applyTransition } from '../lifecycle/apply.js';
 import { parcelStep } from '../lifecycle/decide.js';
 import { stepParcel } from '../lifecycle/parcel-step.js';
 import { signalApplied } from '../lifecycle/signals.js';
-import type { Job, Scheduler } from '../scheduler.js';
+import { ScheduledPart } from '../scheduled-part.js';
+import type { Scheduler } from '../scheduler.js';
 import type { ServiceDeps } from '../services.js';
 import { reservationExpiry } from './intent.js';
 import { lifecycleDeps } from './lifecycle-deps.js';
@@ -59,41 +60,30 @@ export async function releaseExpiredReservations(deps: ServiceDeps): Promise<str
 }
 
 /** Runs the release every `reservationSweepSeconds` as a scheduler job; one run at a time. */
-export class ReservationSweeper {
-  readonly #job: Job<void>;
-
+export class ReservationSweeper extends ScheduledPart<void> {
   constructor(
     private readonly deps: ServiceDeps,
     scheduler: Scheduler,
   ) {
-    this.#job = scheduler.job('reservation-sweeper', () => this.#sweep(), { everyMs: deps.config.reservationSweepSeconds * 1000 });
-  }
-
-  start(): Promise<void> {
-    this.#job.start();
-    return Promise.resolve();
+    super('reservation-sweeper', scheduler, { everyMs: deps.config.reservationSweepSeconds * 1000 });
   }
 
   /** One sweep now (also what the schedule runs); resolves when it is done. */
   sweep(): Promise<void> {
-    return this.#job.run();
+    return this.runNow();
   }
 
   /** Resolves when no sweep is running (the one in flight, if any, has finished). */
-  async settled(): Promise<void> {
-    await this.#job.idle();
+  override settled(): Promise<void> {
+    return super.settled();
   }
 
-  async #sweep(): Promise<void> {
+  protected async run(): Promise<void> {
     try {
       const ids = await releaseExpiredReservations(this.deps);
       if (ids.length > 0) this.deps.logger.info({ orders: ids.length }, 'released expired reservations');
     } catch (err) {
       this.deps.logger.error({ err }, 'releasing expired reservations failed');
     }
-  }
-
-  async stop(): Promise<void> {
-    await this.#job.stop();
   }
 }

@@ -5,7 +5,7 @@
  * process already deleted removes nothing.
  */
 import type { Logger } from 'pino';
-import type { CloudPart, PartDeps } from '../cloud-part.js';
+import type { PartDeps } from '../cloud-part.js';
 import { transaction, type Tx } from '../db/transaction.js';
 import { localDate } from '../lockers/locker-time.js';
 import {
@@ -14,7 +14,7 @@ import {
   deleteInboxEventsBefore,
   deleteRouteSheetsBefore,
 } from '../repositories/retention.js';
-import type { Job } from '../scheduler.js';
+import { ScheduledPart } from '../scheduled-part.js';
 import { deleteFinishedOrdersBefore } from '../lifecycle/repository.js';
 import type { RetentionSettings } from './settings.js';
 
@@ -23,35 +23,24 @@ const DAY_MS = 86_400_000;
 /** Rows deleted per rule in one run. */
 export type SweepReport = Record<'orders' | 'notifications' | 'inboxEvents' | 'routeSheets' | 'alerts', number>;
 
-export class RetentionSweep implements CloudPart {
-  readonly name = 'retention-sweep';
+export class RetentionSweep extends ScheduledPart<SweepReport> {
   readonly #deps: PartDeps;
   readonly #settings: RetentionSettings;
   readonly #log: Logger;
-  readonly #job: Job<SweepReport>;
 
   constructor(deps: PartDeps, settings: RetentionSettings) {
+    super('retention-sweep', deps.scheduler, { cron: settings.cron });
     this.#deps = deps;
     this.#settings = settings;
     this.#log = deps.logger.child({ part: 'retention' });
-    this.#job = deps.scheduler.job('retention-sweep', () => this.#run(), { cron: settings.cron });
-  }
-
-  start(): Promise<void> {
-    this.#job.start();
-    return Promise.resolve();
-  }
-
-  stop(): Promise<void> {
-    return this.#job.stop();
   }
 
   /** One run now (also what the schedule runs). */
   sweep(): Promise<SweepReport> {
-    return this.#job.run();
+    return this.runNow();
   }
 
-  async #run(): Promise<SweepReport> {
+  protected async run(): Promise<SweepReport> {
     const s = this.#settings;
     const now = this.#deps.clock.now();
     const ago = (days: number): number => now - days * DAY_MS;

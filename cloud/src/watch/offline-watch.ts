@@ -7,14 +7,14 @@
  * once: a locker with an active alert is not alerted again, and a second raise joins the first.
  */
 import type { Logger } from 'pino';
-import type { CloudPart, PartDeps } from '../cloud-part.js';
+import type { PartDeps } from '../cloud-part.js';
 import { transaction } from '../db/transaction.js';
 import { recordCloudAlert } from '../locker-events/alerts.js';
 import type { LiveMessage } from '../operator/live-feed.js';
 import { alertMessage } from '../locker-events/alerts.js';
 import { resolveAlertsByKey } from '../repositories/alerts.js';
 import { LOCKER_OFFLINE_KIND, offlineAlertsBackOnline, offlineUnalerted } from '../repositories/offline-lockers.js';
-import type { Job } from '../scheduler.js';
+import { ScheduledPart } from '../scheduled-part.js';
 import type { WatchSettings } from './settings.js';
 
 /** Lockers handled per run; the rest wait for the next run. */
@@ -25,35 +25,24 @@ export interface OfflineWatchReport {
   resolved: number;
 }
 
-export class OfflineWatch implements CloudPart {
-  readonly name = 'offline-watch';
+export class OfflineWatch extends ScheduledPart<OfflineWatchReport> {
   readonly #deps: PartDeps;
   readonly #settings: WatchSettings;
   readonly #log: Logger;
-  readonly #job: Job<OfflineWatchReport>;
 
   constructor(deps: PartDeps, settings: WatchSettings) {
+    super('offline-watch', deps.scheduler, { everyMs: settings.intervalSeconds * 1000 });
     this.#deps = deps;
     this.#settings = settings;
     this.#log = deps.logger.child({ part: 'offline-watch' });
-    this.#job = deps.scheduler.job('offline-watch', () => this.#run(), { everyMs: settings.intervalSeconds * 1000 });
-  }
-
-  start(): Promise<void> {
-    this.#job.start();
-    return Promise.resolve();
-  }
-
-  stop(): Promise<void> {
-    return this.#job.stop();
   }
 
   /** One run now (also what the schedule runs). */
   check(): Promise<OfflineWatchReport> {
-    return this.#job.run();
+    return this.runNow();
   }
 
-  async #run(): Promise<OfflineWatchReport> {
+  protected async run(): Promise<OfflineWatchReport> {
     const { cdb, clock, signals } = this.#deps;
     const now = clock.now();
     const live: LiveMessage[] = [];
