@@ -6,7 +6,7 @@
  * then end to end: operator API -> cloud -> MQTT -> agent -> simulator bytes -> event -> cloud.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { applyCommand } from '../../agent/src/commands/index.js';
+import { applyCommand, pendingCellOpens } from '../../agent/src/commands/index.js';
 import { CELL_OPEN_MAX_AGE_MS } from '../../shared/src/protocol.js';
 import { NOON, cell, eventBodies, grant, lockerConfig, order, parcel } from '../agent/fixtures.js';
 import { signInCourier, simCell, startHarness, waitFor, type Harness } from '../agent/harness.js';
@@ -149,6 +149,21 @@ describe.each(testEngines())('operator cell.open through the cloud and the locke
     expect(await alerts(id)).toEqual([{ kind: 'cell.open', cell_id: 2, detail: { cseq: a.body.cseq, outcome: 'opened' } }]);
     expect(rig.sim.pulses({ bus: 'main', board: 0, lock: 2 })).toBe(1);
     expect(rig.sim.isOpen({ bus: 'main', board: 0, lock: 2 })).toBe(true);
+  });
+
+  it('an open accepted and not yet carried out holds off an update restart, like a handover', async () => {
+    const id = w.takeLocker();
+    const rig = await w.startAgent(id);
+    await w.converged(rig);
+    const { locker, store } = rig.agent;
+    expect(locker.quiet(0)).toEqual({ quiet: true });
+    await locker.serviceOpens.stop();
+    expect((await w.call('POST', `/operator/lockers/${id}/cells/4/open`, { reason: 'maintenance' }, 'operator')).status).toBe(202);
+    await eventually(() => pendingCellOpens(store).length === 1, 'the open queued at the locker');
+    expect(locker.quiet(0)).toEqual({ quiet: false, why: 'operation' });
+    await locker.serviceOpens.start();
+    await eventually(() => rig.sim.isOpen({ bus: 'main', board: 0, lock: 4 }) && pendingCellOpens(store).length === 0, 'the door open and the open done');
+    expect(locker.quiet(0)).toEqual({ quiet: false, why: 'door_open' });
   });
 
   it('an open that queued past its maximum age while the locker was offline is refused there and reported; nothing opens', async () => {

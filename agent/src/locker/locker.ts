@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { pendingHandovers } from '../commands/index.js';
+import { pendingCellOpens, pendingHandovers } from '../commands/index.js';
 import type { AgentConfig } from '../config.js';
 import type { BoardEvent, LockHardware } from '../hw/index.js';
 import type { LockerStore } from '../store/index.js';
@@ -80,8 +80,9 @@ export class Locker {
    */
   quiet(forMs: number): { quiet: true } | { quiet: false; why: 'door_open' | 'operation' | 'screen' } {
     if (this.store.journal.all().length > 0) return { quiet: false, why: 'operation' };
-    // A handover accepted and not yet carried out: a restart now could cut it off between its cells.
-    if (pendingHandovers(this.store).length > 0) return { quiet: false, why: 'operation' };
+    // A handover or an operator's open accepted and not yet carried out: a restart now could cut a
+    // handover off between its cells, and keeps whoever waits at the door waiting longer.
+    if (pendingHandovers(this.store).length > 0 || pendingCellOpens(this.store).length > 0) return { quiet: false, why: 'operation' };
     if (this.store.cells.all().some((c) => c.door === 'open')) return { quiet: false, why: 'door_open' };
     if (!this.kiosk.unattended(forMs)) return { quiet: false, why: 'screen' };
     return { quiet: true };
