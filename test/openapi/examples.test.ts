@@ -57,6 +57,19 @@ function operationProblems(doc: OpenApiDocument): string[] {
   return problems;
 }
 
+/** A page of a list (`items`, `total`, `page`, `pageSize`) whose items do not add up to its total, anywhere in a value. */
+function pageProblems(value: unknown, at = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => pageProblems(v, `${at}[${i}]`));
+  if (!value || typeof value !== 'object') return [];
+  const o = value as Record<string, unknown>;
+  const own: string[] = [];
+  if (Array.isArray(o.items) && typeof o.total === 'number' && typeof o.page === 'number' && typeof o.pageSize === 'number') {
+    const expected = Math.max(0, Math.min(o.pageSize, o.total - (o.page - 1) * o.pageSize));
+    if (o.items.length !== expected) own.push(`${at || 'the page'}: ${o.items.length} items where total ${o.total}, page ${o.page} of ${o.pageSize} gives ${expected}`);
+  }
+  return [...own, ...Object.entries(o).flatMap(([k, v]) => pageProblems(v, `${at}.${k}`))];
+}
+
 describe('the OpenAPI document', () => {
   let tc: TestCloud;
   let doc: OpenApiDocument;
@@ -97,7 +110,7 @@ describe('the OpenAPI document', () => {
     const invalidOnPurpose = (id: string | undefined, name: string) => (id ? OPERATION_EXAMPLES[id]?.requests[name]?.invalid === true : false);
     const check = (where: string, schema: unknown, examples: Record<string, ExampleObject> | undefined, id?: string) => {
       for (const [name, e] of Object.entries(examples ?? {})) {
-        const found = schemas.problems(schema, e.value);
+        const found = [...schemas.problems(schema, e.value), ...pageProblems(e.value)];
         if (!invalidOnPurpose(id, name)) for (const p of found) problems.push(`${where} example ${name}: ${p}`);
         else if (found.length === 0) problems.push(`${where} example ${name}: marked invalid, but its schema accepts it`);
       }
