@@ -297,6 +297,13 @@ describe.runIf(requires('chromium'))('a duty shift in the console (Chromium agai
     expect(alert).toMatchObject({ assignee: OPERATOR, postamatId: FAR });
     expect(alert.notes.map((n: { operator: string; text: string }) => n.text)).toContain('site says a power cut, engineer on the way');
     await record('05-alert', row);
+
+    // The audit keeps both, with the words typed, linked to the alerts screen.
+    await go(`#/audit?target=alert:${alert.id}`, 'main[data-screen="audit"] tr[data-audit-action="alert.note"]');
+    expect(await page.textContent('tr[data-audit-action="alert.assign"] [data-audit-what]')).toBe('alert assigned');
+    expect(await page.textContent('tr[data-audit-action="alert.assign"] [data-audit-note]')).toBe('taking it: calling the site about power');
+    expect(await page.textContent('tr[data-audit-action="alert.note"] [data-audit-what]')).toBe('note on an alert');
+    expect(await page.getAttribute('tr[data-audit-action="alert.note"] [data-audit-target-link]', 'href')).toBe('#/alerts');
     expect(problems.splice(0)).toEqual([]);
   });
 

@@ -12,6 +12,8 @@ const ACTIONS = [
   'cell.open',
   'alert.acknowledge',
   'alert.resolve',
+  'alert.assign',
+  'alert.note',
   'order.extend',
   'order.code',
   'order.return',
