@@ -1,7 +1,7 @@
-/** GET /operator/stream: server-sent events after a locker fact applied as the link applies it, and after an operator's action. */
+/** GET /operator/stream: server-sent events after a locker fact applied as the link applies it (and the order transition it made), and after an operator's action. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../helpers/cloud-db.js';
-import { type FactsCloud, KEYS, startFactsCloud } from '../locker-events/facts-cloud.js';
+import { type FactsCloud, KEYS, orderBody, startFactsCloud } from '../locker-events/facts-cloud.js';
 import { eventually } from '../helpers/eventually.js';
 
 interface Stream {
@@ -58,6 +58,21 @@ describe.each(testEngines())('operator live stream on %s', (engine) => {
 
       expect((await fc.call('PUT', '/operator/postamats/1/cells/3/flags', { operatorKey: KEYS.operator, body: { blocked: true } })).status).toBe(200);
       await eventually(() => stream.events.some((e) => e.event === 'locker' && e.data.cellId === 3), 'the flag change');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("tells of an order's transition made by a locker fact (an open order page follows the load)", async () => {
+    const parcels = [{ barcode: 'LIVE-1-P1', dimension: { length: 300, width: 200, height: 80 } }];
+    const created = await fc.call('PUT', '/api/v4/auth/delivery/smartorder/create', { key: KEYS.shopA, body: orderBody('LIVE-1', { parcels }) });
+    expect(created.status).toBe(200);
+    const orderId = await fc.orderId('LIVE-1');
+    const stream = await openStream(fc.cloud.url, { 'x-operator-api-key': KEYS.operator });
+    try {
+      await fc.fact(1, { type: 'parcel.loaded', orderId, barcode: 'LIVE-1-P1', cellId: created.body.reserved[0].cellId, grantId: 'g' });
+      await eventually(() => stream.events.some((e) => e.event === 'order'), 'the order event');
+      expect(stream.events.find((e) => e.event === 'order')).toMatchObject({ event: 'order', data: { orderId, lockerId: 1, state: 3 } });
     } finally {
       stream.close();
     }

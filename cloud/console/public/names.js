@@ -23,8 +23,11 @@ export const NAMES = {
       'fact.unknown_order': 'Unknown order',
       'fact.unknown_parcel': 'Unknown parcel',
       'locker.download_guessing': 'Update download with a wrong password',
+      'locker.offline': 'Locker offline',
       'mqtt.oversized': 'Oversized message from the locker',
       'operator.sign_in_guessing': 'Console sign-in guessing',
+      'order.handover': 'Cell opened for the customer',
+      'receiver.failing': "Marketplace's receiver failing",
       'reservation.displaced': 'Reservation moved to another cell',
     },
     eventTypes: {
@@ -119,8 +122,11 @@ export const NAMES = {
       'fact.unknown_order': 'Неизвестный заказ',
       'fact.unknown_parcel': 'Неизвестная посылка',
       'locker.download_guessing': 'Загрузка обновления с неверным паролем',
+      'locker.offline': 'Постамат не на связи',
       'mqtt.oversized': 'Слишком большое сообщение постамата',
       'operator.sign_in_guessing': 'Подбор ключа входа в консоль',
+      'order.handover': 'Ячейка открыта для клиента',
+      'receiver.failing': 'Приёмник маркетплейса отказывает',
       'reservation.displaced': 'Бронь перенесена в другую ячейку',
     },
     eventTypes: {

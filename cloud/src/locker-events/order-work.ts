@@ -31,7 +31,7 @@ export function setParcel(work: OrderWork, row: ParcelRow): ParcelRow {
 }
 
 export async function saveOrderWork(ctx: EventContext, work: OrderWork, event: LifecycleEvent): Promise<void> {
-  await applyTransition(
+  const applied = await applyTransition(
     ctx.tx,
     { random: ctx.deps.random, pickupCodeLength: ctx.deps.config.pickupCodeLength },
     {
@@ -48,4 +48,6 @@ export async function saveOrderWork(ctx: EventContext, work: OrderWork, event: L
     },
   );
   for (const c of work.commands) if (c.lockerId !== ctx.locker.id) ctx.commandsFor.add(c.lockerId);
+  // Operators watching the order live see its new state (as for changes made through the API).
+  ctx.live.push({ type: 'order', orderId: applied.order.id, lockerId: applied.order.locker_id, state: applied.order.state, rule: applied.rule.id });
 }

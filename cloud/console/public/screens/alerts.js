@@ -38,7 +38,7 @@ export function AlertsScreen() {
         <thead><tr><th>${t('severity')}</th><th>${t('kind')}</th><th>${t('locker')}</th><th>${t('count')}</th><th>${t('firstSeen')}</th><th>${t('lastSeen')}</th><th>${t('assignee')}</th><th>${t('notes')}</th><th>${t('detail')}</th><th></th></tr></thead>
         <tbody>${items.length ? items.map((a) => html`<tr data-alert-id=${a.id} data-status=${a.status ?? ''}>
           <td><${Badge} kind=${a.severity}>${t(`severities.${a.severity}`)}</${Badge}></td>
-          <td><span title=${a.kind} data-kind=${a.kind}>${nameOf('alertKinds', a.kind)}</span>${a.cellId ? html` · <a href=${`#/lockers/${a.postamatId}?cell=${a.cellId}`}>${t('cell', a.cellId)}</a>` : ''}${a.orderId ? html` · <a href=${`#/orders/${encodeURIComponent(a.orderId)}`}>${t('order')}</a>` : ''}</td>
+          <td class="in-text"><span title=${a.kind} data-kind=${a.kind}>${nameOf('alertKinds', a.kind)}</span>${a.cellId ? html` · <a href=${`#/lockers/${a.postamatId}?cell=${a.cellId}`}>${t('cell', a.cellId)}</a>` : ''}${a.orderId ? html` · <a href=${`#/orders/${encodeURIComponent(a.orderId)}`}>${t('order')}</a>` : ''}</td>
           <td><a href=${`#/lockers/${a.lockerId ?? a.postamatId}`}>${a.lockerId ?? a.postamatId}</a></td>
           <td>${a.count ?? 1}</td>
           <td><${Time} value=${a.firstSeenAt ?? a.occurredAt} /></td>
