@@ -90,6 +90,15 @@ describe.runIf(requires('chromium'))('the fleet map and the tiles that drill dow
           const markers = await page.$$eval('[data-map-svg] a[data-marker]', (els) => els.map((e) => [e.getAttribute('data-marker'), e.getAttribute('href'), e.getAttribute('aria-label')]));
           expect(markers.map(([id, href]) => [Number(id), href])).toEqual(real.map((l) => [l.lockerId, `#/lockers/${l.lockerId}`]));
           for (const [id, , label] of markers) expect(label).toContain(real.find((l) => l.lockerId === Number(id))!.name);
+          // Every marker inside the drawing (the bounding box fitted into it).
+          const outside = await page.$eval('[data-map-svg]', (svg) => {
+            const [, , w, h] = svg.getAttribute('viewBox')!.split(' ').map(Number);
+            return [...svg.querySelectorAll('circle')].filter((c) => {
+              const [x, y] = [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))];
+              return !(x > 0 && x < w! && y > 0 && y < h!);
+            }).length;
+          });
+          expect(outside).toBe(0);
           expect(await page.$$eval('[data-map-list] [data-map-item]', (els) => els.map((e) => Number(e.getAttribute('data-map-item'))))).toEqual(real.map((l) => l.lockerId));
           expect(await page.$$eval('[data-map-sandbox] [data-map-item]', (els) => els.map((e) => Number(e.getAttribute('data-map-item'))))).toEqual(sandbox.map((l) => l.lockerId));
           // The fill rate on the list, as the API gives it.

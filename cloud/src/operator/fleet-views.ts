@@ -131,7 +131,7 @@ export async function lockerList(deps: ServiceDeps, req: LockerListRequest) {
 /** Every active locker for the map (at most `limit`, by id): where it stands, its state and fill; sandbox ones marked. */
 export async function fleetMap(deps: ServiceDeps, limit: number) {
   const { rows, total } = await mapLockers(deps.cdb.db, limit);
-  const fills = await fillOf(deps.cdb.db, rows.map((r) => r.id));
+  const fills = await fillOf(deps.cdb.db, 'all');
   const items = rows.map((r) => {
     const { location } = parseProfile(r.profile);
     return {

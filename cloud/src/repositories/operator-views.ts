@@ -111,10 +111,15 @@ export async function fleetFill(db: Tx, sandbox: boolean): Promise<CellFill> {
   return { usable: Number(row.usable), occupied: Number(row.occupied) };
 }
 
-/** The fill of each of these active lockers, in one query (a locker without a usable cell is absent). */
-export async function fillOf(db: Tx, lockerIds: readonly number[]): Promise<Map<number, CellFill>> {
-  if (lockerIds.length === 0) return new Map();
-  const rows = await fillQuery(db).select('cells.locker_id').where('cells.locker_id', 'in', [...lockerIds]).groupBy('cells.locker_id').execute();
+/**
+ * The fill of each of these active lockers, or of every active locker (`all`: no list of ids, for
+ * the map's thousands), in one query; a locker without a usable cell is absent.
+ */
+export async function fillOf(db: Tx, lockerIds: readonly number[] | 'all'): Promise<Map<number, CellFill>> {
+  if (lockerIds !== 'all' && lockerIds.length === 0) return new Map();
+  let query = fillQuery(db).select('cells.locker_id').groupBy('cells.locker_id');
+  if (lockerIds !== 'all') query = query.where('cells.locker_id', 'in', [...lockerIds]);
+  const rows = await query.execute();
   return new Map(rows.map((r) => [r.locker_id, { usable: Number(r.usable), occupied: Number(r.occupied) }]));
 }
 
