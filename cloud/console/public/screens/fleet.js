@@ -102,13 +102,14 @@ export function FleetScreen({ initialStatus = '' }) {
   const list = useAsync(() => get('/lockers', { query, status, alarms: alarms ? 'open' : '', page, pageSize: PAGE_SIZE }), [query, status, alarms, page]);
   const refresh = useThrottled(() => {
     overview.reload();
-    map.reload();
     list.reload();
   }, 1000);
+  // The map carries every locker: redrawn at most every 10 s, so a burst of reconnections is not a burst of whole-fleet answers.
+  const refreshMap = useThrottled(() => map.reload(), 10_000);
   useEffect(() => {
-    const offs = [subscribe('locker', refresh), subscribe('alert', refresh)];
+    const offs = [subscribe('locker', refresh), subscribe('alert', refresh), subscribe('locker', refreshMap), subscribe('alert', refreshMap)];
     return () => offs.forEach((off) => off());
-  }, [refresh]);
+  }, [refresh, refreshMap]);
 
   return html`<main data-screen="fleet" data-loading=${String(list.loading || map.loading)}>
     <${Loading} state=${overview}>${(data) => html`<${Overview} data=${data} />${data.sandbox?.lockers?.total > 0 && html`<${SandboxOverview} data=${data.sandbox} />`}`}</${Loading}>
