@@ -62,6 +62,7 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
 
   const screens = (): [string, string, string][] => [
     ['fleet', '#/fleet', '[data-screen="fleet"] table'],
+    ['cells', '#/cells?flag=blocked', '[data-screen="cells"] table'],
     ['locker', `#/lockers/${LOCKER}`, '[data-grid]'],
     ['orders', '#/orders?query=A11Y-1', '[data-screen="orders"] table'],
     ['order', `#/orders/${orderId}`, '[data-summary="state"]'],

@@ -1,6 +1,7 @@
 /**
  * GET /operator/lockers over a fleet of a couple of thousand lockers seeded through the
- * repository layer: paging, the filters (presence, open alerts, text) and the free cells per size.
+ * repository layer: paging, the filters (presence, open alerts, text) and the free cells per size;
+ * and GET /operator/fleet/map giving every active locker, with its fill, in one answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../../cloud/src/db/transaction.js';
@@ -73,5 +74,18 @@ describe.each(testEngines())('operator locker list with %s lockers', (engine) =>
     expect(kazan.items.every((l) => l.city === 'Kazan')).toBe(true);
     expect((await list(`query=${FIRST + 7}`)).items[0]).toMatchObject({ lockerId: FIRST + 7, freeToday: { '400x100': 1, '400x200': 0 } });
     expect((await list(`query=${FIRST + 8}`)).items[0]).toMatchObject({ lockerId: FIRST + 8, freeToday: { '400x100': 1, '400x200': 1 } });
+  });
+
+  it('gives the map every active locker with its state and fill in one answer', async () => {
+    const answer = await tc.call('GET', '/operator/fleet/map', { operatorKey: KEYS.operator });
+    expect(answer.status).toBe(200);
+    const map = answer.body as { items: { lockerId: number; online: boolean; openAlerts: number; fill: { occupied: number; usable: number; percent: number | null } }[]; total: number };
+    expect(map.total).toBe(SEEDED + 3); // the test fleet's locker 4 is inactive
+    expect(map.items).toHaveLength(SEEDED + 3);
+    const byId = new Map(map.items.map((l) => [l.lockerId, l]));
+    // Seed 0: its second cell blocked, online, one open alert; seed 1: both cells usable, offline.
+    expect(byId.get(FIRST)).toMatchObject({ online: true, openAlerts: 1, fill: { occupied: 0, usable: 1, percent: 0 } });
+    expect(byId.get(FIRST + 1)).toMatchObject({ online: false, openAlerts: 0, fill: { occupied: 0, usable: 2, percent: 0 } });
+    expect((await tc.call('GET', '/operator/fleet/map?limit=10', { operatorKey: KEYS.operator })).body).toMatchObject({ total: SEEDED + 3, items: { length: 10 } });
   });
 });

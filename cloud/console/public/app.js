@@ -8,6 +8,7 @@ import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { onLiveStatus, startLive, stopLive } from './live.js';
 import { AlertsScreen } from './screens/alerts.js';
 import { AuditScreen } from './screens/audit.js';
+import { CellsScreen } from './screens/cells.js';
 import { FleetScreen } from './screens/fleet.js';
 import { LockerScreen } from './screens/locker.js';
 import { NotificationsScreen } from './screens/notifications.js';
@@ -37,6 +38,8 @@ function Screen({ route }) {
   switch (name) {
     case 'lockers':
       return id ? html`<${LockerScreen} lockerId=${id} initialCell=${Number(route.params.get('cell')) || null} />` : html`<${FleetScreen} />`;
+    case 'cells':
+      return html`<${CellsScreen} key=${route.params.toString()} params=${route.params} />`;
     case 'orders':
       return id ? html`<${OrderScreen} orderId=${id} />` : html`<${OrdersScreen} initialQuery=${route.params.get('query') ?? ''} />`;
     case 'notifications':
@@ -48,7 +51,7 @@ function Screen({ route }) {
     case 'updates':
       return id ? html`<${RolloutScreen} rolloutId=${id} />` : html`<${UpdatesScreen} />`;
     default:
-      return html`<${FleetScreen} />`;
+      return html`<${FleetScreen} key=${route.params.toString()} initialStatus=${route.params.get('status') ?? ''} />`;
   }
 }
 
@@ -131,7 +134,7 @@ function App() {
     await api('DELETE', '/session').catch(() => undefined);
     signedOut(null);
   };
-  const current = route.parts[0] === 'lockers' ? 'fleet' : route.parts[0] ?? 'fleet';
+  const current = route.parts[0] === 'lockers' || route.parts[0] === 'cells' ? 'fleet' : route.parts[0] ?? 'fleet';
   return html`<${SessionContext.Provider} value=${session}>
     <header class="top">
       <strong class="brand">${t('title')}</strong>

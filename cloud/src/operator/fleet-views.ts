@@ -10,14 +10,16 @@
  * board's place among the locker's boards (by bus name, then address, from 1) and `row` the
  * cell's place among its board's locks (by lock number, from 1).
  */
-import { CellFlag, OrderState, ParcelState } from '../../../shared/src/enums.js';
+import { CELL_FLAGS, CellFlag, OrderState, ParcelState } from '../../../shared/src/enums.js';
 import { invalidRequest } from '../errors.js';
 import { type Location, parseProfile } from '../lockers/profile.js';
 import { latestDoorFacts, openAlertsBySeverity } from '../repositories/alerts.js';
 import { flagMarksOf } from '../repositories/cell-flag-marks.js';
 import { cellsOf, type Cell, findLocker } from '../repositories/lockers.js';
 import { cellHolders, type CellHolder } from '../repositories/occupancy.js';
-import { cellStatesOf, fleetCounts, lockerListPage, type CellState } from '../repositories/operator-views.js';
+import { flagMarksOfCells } from '../repositories/cell-flag-marks.js';
+import { cellStatesOf, type CellFill, fillOf, flaggedCellsPage, fleetCounts, fleetFill, lockerListPage, mapLockers, type CellState } from '../repositories/operator-views.js';
+import { storageEndingToday } from './order-views.js';
 import { healthReportOf } from '../repositories/locker-health.js';
 import type { ServiceDeps } from '../services.js';
 import { onlineCause } from './online-cause.js';
@@ -33,17 +35,26 @@ const INSPECTION_FLAGS: readonly CellFlag[] = [CellFlag.Faulty, CellFlag.Dirty, 
  */
 export async function overview(deps: ServiceDeps) {
   const network = await figures(deps, false);
-  return { ...network, sandbox: await figures(deps, true) };
+  const ending = await storageEndingToday(deps, 1, 1);
+  return { ...network, storageEndingToday: ending.total, sandbox: await figures(deps, true) };
+}
+
+/** Occupied of usable cells, with the percentage (whole, rounded; null when no cell is usable). */
+export function fillRate(fill: CellFill | undefined) {
+  const { usable, occupied } = fill ?? { usable: 0, occupied: 0 };
+  return { occupied, usable, percent: usable === 0 ? null : Math.round((occupied * 100) / usable) };
 }
 
 async function figures(deps: ServiceDeps, sandbox: boolean) {
   const now = deps.clock.now();
   const counts = await fleetCounts(deps.cdb.db, sandbox);
   const alerts = await openAlertsBySeverity(deps.cdb.db, sandbox);
+  const fill = await fleetFill(deps.cdb.db, sandbox);
   return {
     lockers: { total: counts.lockers, online: counts.online, offline: counts.lockers - counts.online },
     openAlerts: alerts,
     cells: { needsInspection: counts.cellsNeedingInspection, blocked: counts.cellsBlocked },
+    fill: fillRate(fill),
     notifications: {
       undelivered: counts.notificationsUndelivered,
       oldestUndeliveredAgeSeconds: counts.oldestUndeliveredAt === null ? null : Math.max(0, Math.floor((now - counts.oldestUndeliveredAt) / 1000)),
@@ -92,6 +103,7 @@ export async function lockerList(deps: ServiceDeps, req: LockerListRequest) {
   });
   const cells = await cellStatesOf(deps.cdb.db, rows.map((r) => r.id));
   const free = freeBySize(cells, new Set(rows.filter((r) => r.active && !r.broken).map((r) => r.id)));
+  const fills = await fillOf(deps.cdb.db, rows.filter((r) => r.active).map((r) => r.id));
   const items = rows.map((r) => {
     const { location } = parseProfile(r.profile);
     return {
@@ -99,17 +111,65 @@ export async function lockerList(deps: ServiceDeps, req: LockerListRequest) {
       name: r.name,
       city: location.city,
       address: addressOf(location),
+      latitude: location.latitude,
+      longitude: location.longitude,
       active: r.active,
       broken: r.broken,
       online: r.online,
       since: r.presenceChangedAt,
       lastSeenAt: r.lastSeenAt,
       freeToday: free.get(r.id) ?? {},
+      fill: fillRate(fills.get(r.id)),
       openAlerts: r.openAlerts,
       lastEventAt: r.lastEventAt,
       agentVersion: r.agentVersion,
     };
   });
+  return { items, total, page: req.page, pageSize: req.pageSize };
+}
+
+/** Every active locker for the map (at most `limit`, by id): where it stands, its state and fill; sandbox ones marked. */
+export async function fleetMap(deps: ServiceDeps, limit: number) {
+  const { rows, total } = await mapLockers(deps.cdb.db, limit);
+  const fills = await fillOf(deps.cdb.db, 'all');
+  const items = rows.map((r) => {
+    const { location } = parseProfile(r.profile);
+    return {
+      lockerId: r.id,
+      name: r.name,
+      address: addressOf(location),
+      latitude: location.latitude,
+      longitude: location.longitude,
+      sandbox: r.sandbox,
+      online: r.online,
+      openAlerts: r.openAlerts,
+      fill: fillRate(fills.get(r.id)),
+    };
+  });
+  return { items, total };
+}
+
+/** What the flagged-cells list can ask for: one flag, or needs_inspection (faulty, dirty or needs_inventory, as the overview counts). */
+export const CELL_FLAG_FILTERS = [...CELL_FLAGS, 'needs_inspection'] as const;
+export type CellFlagFilter = (typeof CELL_FLAG_FILTERS)[number];
+
+/** Cells of active lockers having the flag, by locker then cell, each with who set its flags, why and when. */
+export async function flaggedCells(deps: ServiceDeps, req: { flag: CellFlagFilter; sandbox: boolean; page: number; pageSize: number }) {
+  const db = deps.cdb.db;
+  const flags = req.flag === 'needs_inspection' ? INSPECTION_FLAGS : [req.flag];
+  const { rows, total } = await flaggedCellsPage(db, { flags, sandbox: req.sandbox, offset: (req.page - 1) * req.pageSize, limit: req.pageSize });
+  const marks = await flagMarksOfCells(db, rows);
+  const items = rows.map((r) => ({
+    lockerId: r.lockerId,
+    lockerName: r.lockerName,
+    cellId: r.cellId,
+    size: sizeName(r),
+    flags: r.flags,
+    // As on the locker's grid: a flag without a mark (set by the fleet file, or before marks were kept) is left out.
+    flagMarks: marks
+      .filter((m) => m.lockerId === r.lockerId && m.cellId === r.cellId && (r.flags as readonly string[]).includes(m.flag))
+      .map((m) => ({ flag: m.flag as CellFlag, setBy: m.by, reason: m.reason, note: m.note, setAt: new Date(m.at).toISOString() })),
+  }));
   return { items, total, page: req.page, pageSize: req.pageSize };
 }
 

@@ -41,3 +41,17 @@ export async function flagMarksOf(db: Tx, lockerId: number): Promise<CellFlagMar
   const rows = await db.selectFrom('cell_flag_marks').selectAll().where('locker_id', '=', lockerId).orderBy('cell_id').orderBy('flag').execute();
   return rows.map((r) => ({ cellId: Number(r.cell_id), flag: r.flag, at: Number(r.set_at), by: r.set_by, reason: r.reason, note: r.note }));
 }
+
+/** The marks of these cells (locker id, cell id), in one query. */
+export async function flagMarksOfCells(db: Tx, cells: readonly { lockerId: number; cellId: number }[]): Promise<(CellFlagMark & { lockerId: number })[]> {
+  if (cells.length === 0) return [];
+  const rows = await db
+    .selectFrom('cell_flag_marks')
+    .selectAll()
+    .where((eb) => eb(eb.refTuple('locker_id', 'cell_id'), 'in', cells.map((c) => eb.tuple(c.lockerId, c.cellId))))
+    .orderBy('locker_id')
+    .orderBy('cell_id')
+    .orderBy('flag')
+    .execute();
+  return rows.map((r) => ({ lockerId: Number(r.locker_id), cellId: Number(r.cell_id), flag: r.flag, at: Number(r.set_at), by: r.set_by, reason: r.reason, note: r.note }));
+}

@@ -47,7 +47,8 @@ export type CellFields = Omit<Cell, 'lockerId'>;
 
 type FlagColumns = Pick<CellRow, 'faulty' | 'dirty' | 'needs_inventory' | 'blocked'>;
 
-const FLAG_COLUMNS = {
+/** The cells column of each flag. */
+export const FLAG_COLUMNS = {
   [CellFlag.Faulty]: 'faulty',
   [CellFlag.Dirty]: 'dirty',
   [CellFlag.NeedsInventory]: 'needs_inventory',

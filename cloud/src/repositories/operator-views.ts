@@ -10,7 +10,7 @@ import type { Database } from '../db/schema.js';
 import { prepared } from '../db/prepared.js';
 import type { Tx } from '../db/transaction.js';
 import { type CellFlag } from '../../../shared/src/enums.js';
-import { cellFlags } from './lockers.js';
+import { FLAG_COLUMNS, cellFlags } from './lockers.js';
 import { CELL_HOLDING_PARCEL_STATES } from './occupancy.js';
 
 const HOLDING_ORDER_EXCLUDED = [OrderState.ClientReceived, OrderState.CourierPickedUp, OrderState.Cancelled];
@@ -23,6 +23,19 @@ function likeLiteral(text: string): string {
 function like(column: string, pattern: string) {
   return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
 }
+
+/** A parcel of a non-terminal order holds the cell or has reserved it. */
+const heldBy = (eb: ExpressionBuilder<Database, 'cells'>) =>
+  eb.exists(
+    eb
+      .selectFrom('parcels')
+      .innerJoin('orders', 'orders.id', 'parcels.order_id')
+      .select('parcels.cell_id')
+      .whereRef('parcels.cell_id', '=', 'cells.id')
+      .whereRef('orders.locker_id', '=', 'cells.locker_id')
+      .where('parcels.state', 'in', [...CELL_HOLDING_PARCEL_STATES])
+      .where('orders.state', 'not in', HOLDING_ORDER_EXCLUDED),
+  );
 
 export interface FleetCounts {
   lockers: number;
@@ -65,6 +78,108 @@ export async function fleetCounts(db: Tx, sandbox: boolean): Promise<FleetCounts
     cellsBlocked: Number(cells.blocked),
     notificationsUndelivered: Number(backlog.n),
     oldestUndeliveredAt: backlog.oldest === null ? null : Number(backlog.oldest),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fill rate, the map and flagged cells
+// ---------------------------------------------------------------------------------------------
+
+/** Usable cells (no flag) and those of them a parcel holds or has reserved. */
+export interface CellFill {
+  usable: number;
+  occupied: number;
+}
+
+/** The cells of active lockers that can take a parcel (no flag) with `occupied` (held by a parcel): the one rule of the fill rate. */
+function fillQuery(db: Tx) {
+  let query = db
+    .selectFrom('cells')
+    .innerJoin('lockers', 'lockers.id', 'cells.locker_id')
+    .select((eb) => [
+      sql<number>`count(*)`.as('usable'),
+      sql<number>`coalesce(sum(${eb.case().when(heldBy(eb)).then(1).else(0).end()}), 0)`.as('occupied'),
+    ])
+    .where('lockers.active', '=', 1);
+  for (const column of Object.values(FLAG_COLUMNS)) query = query.where(`cells.${column}`, '=', 0);
+  return query;
+}
+
+/** The fill of the network's (or the sandbox's) active lockers together. */
+export async function fleetFill(db: Tx, sandbox: boolean): Promise<CellFill> {
+  const row = await fillQuery(db).where('lockers.sandbox', '=', sandbox ? 1 : 0).executeTakeFirstOrThrow();
+  return { usable: Number(row.usable), occupied: Number(row.occupied) };
+}
+
+/**
+ * The fill of each of these active lockers, or of every active locker (`all`: no list of ids, for
+ * the map's thousands), in one query; a locker without a usable cell is absent.
+ */
+export async function fillOf(db: Tx, lockerIds: readonly number[] | 'all'): Promise<Map<number, CellFill>> {
+  if (lockerIds !== 'all' && lockerIds.length === 0) return new Map();
+  let query = fillQuery(db).select('cells.locker_id').groupBy('cells.locker_id');
+  if (lockerIds !== 'all') query = query.where('cells.locker_id', 'in', [...lockerIds]);
+  const rows = await query.execute();
+  return new Map(rows.map((r) => [r.locker_id, { usable: Number(r.usable), occupied: Number(r.occupied) }]));
+}
+
+export interface MapLockerRow {
+  id: number;
+  name: string;
+  /** The locker's profile, JSON (location: latitude, longitude). */
+  profile: string;
+  online: boolean;
+  sandbox: boolean;
+  openAlerts: number;
+}
+
+/** The first `limit` active lockers by id (sandbox ones too, marked), with their total. */
+export async function mapLockers(db: Tx, limit: number): Promise<{ rows: MapLockerRow[]; total: number }> {
+  const total = await db.selectFrom('lockers').select(sql<number>`count(*)`.as('n')).where('active', '=', 1).executeTakeFirstOrThrow();
+  const rows = await db
+    .selectFrom('lockers')
+    .select((eb) => ['lockers.id', 'lockers.name', 'lockers.profile', 'lockers.online', 'lockers.sandbox', openAlertCount(eb).as('open_alerts')])
+    .where('lockers.active', '=', 1)
+    .orderBy('lockers.id')
+    .limit(limit)
+    .execute();
+  return {
+    total: Number(total.n),
+    rows: rows.map((r) => ({ id: r.id, name: r.name, profile: r.profile, online: !!r.online, sandbox: !!r.sandbox, openAlerts: Number(r.open_alerts) })),
+  };
+}
+
+export interface FlaggedCellRow {
+  lockerId: number;
+  lockerName: string;
+  cellId: number;
+  width: number;
+  height: number;
+  flags: CellFlag[];
+}
+
+/** Cells of active lockers (the network's or the sandbox's) having any of `flags`, by locker then cell, a page at a time. */
+export async function flaggedCellsPage(
+  db: Tx,
+  q: { flags: readonly CellFlag[]; sandbox: boolean; offset: number; limit: number },
+): Promise<{ rows: FlaggedCellRow[]; total: number }> {
+  const base = db
+    .selectFrom('cells')
+    .innerJoin('lockers', 'lockers.id', 'cells.locker_id')
+    .where('lockers.active', '=', 1)
+    .where('lockers.sandbox', '=', q.sandbox ? 1 : 0)
+    .where((eb) => eb.or(q.flags.map((f) => eb(`cells.${FLAG_COLUMNS[f]}`, '=', 1))));
+  const total = await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await base
+    .select(['cells.locker_id', 'lockers.name', 'cells.id', 'cells.width', 'cells.height', 'cells.faulty', 'cells.dirty', 'cells.needs_inventory', 'cells.blocked'])
+    .orderBy('cells.locker_id')
+    .orderBy('cells.id')
+    .offset(q.offset)
+    .limit(q.limit)
+    .execute();
+  return {
+    total: Number(total.n),
+    rows: rows.map((r) => ({ lockerId: r.locker_id, lockerName: r.name, cellId: r.id, width: r.width, height: r.height, flags: cellFlags(r) })),
   };
 }
 
@@ -190,18 +305,7 @@ export async function cellStatesOf(db: Tx, lockerIds: readonly number[]): Promis
       'cells.dirty',
       'cells.needs_inventory',
       'cells.blocked',
-      eb
-        .exists(
-          eb
-            .selectFrom('parcels')
-            .innerJoin('orders', 'orders.id', 'parcels.order_id')
-            .select('parcels.cell_id')
-            .whereRef('parcels.cell_id', '=', 'cells.id')
-            .whereRef('orders.locker_id', '=', 'cells.locker_id')
-            .where('parcels.state', 'in', [...CELL_HOLDING_PARCEL_STATES])
-            .where('orders.state', 'not in', HOLDING_ORDER_EXCLUDED),
-        )
-        .as('held'),
+      heldBy(eb).as('held'),
     ])
     .where('cells.locker_id', 'in', [...lockerIds])
     .execute();

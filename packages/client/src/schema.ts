@@ -509,6 +509,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/cells": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cells of active lockers with a flag, by locker then cell, a page at a time, with who set it, why and when
+         * @description Lists the cells of active lockers that carry a flag (one flag, or needs_inspection: faulty, dirty or needs_inventory), by locker then cell, a page at a time, each with who set its flags, why and when; the sandbox's lockers only with sandbox=true. Read-only: what the overview's cell tiles count.
+         */
+        get: operations["listFlaggedCells"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/postamats/{postamatId}/cells/{cellId}/flags": {
         parameters: {
             query?: never;
@@ -543,6 +563,26 @@ export type paths = {
          * @description Records a `cell.open` command for the locker with notAfter = now + maxAgeSeconds. The locker opens the door if the command reaches it in time and reports the outcome as a `cell.open` event (operator alerts): opened, jammed, unknown, stale, clock_skew, unknown_cell, busy or failed.
          */
         post: operations["openCell"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/fleet/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every active locker with its coordinates, presence, open alerts and fill rate, for the map
+         * @description Returns every active locker (up to limit, by id) with its coordinates from the fleet file, presence, open alerts and fill rate (occupied of usable cells), sandbox lockers marked, for the console's map. Read-only.
+         */
+        get: operations["getFleetMap"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1494,6 +1534,14 @@ export type components = {
                 height?: number;
             };
         };
+        CellFill: {
+            /** @description usable cells a parcel holds or has reserved */
+            occupied: number;
+            /** @description cells without a flag (faulty, dirty, needs_inventory, blocked) of active lockers */
+            usable: number;
+            /** @description occupied / usable, whole per cent, rounded; null: no usable cell */
+            percent: number | null;
+        };
         /**
          * @description true sets a flag, false clears it, absent leaves it; clearing faulty, dirty and needs_inventory marks an inspection done
          * @example {
@@ -1666,6 +1714,85 @@ export type components = {
              * @example 2030-03-05T14:00:00+03:00
              */
             date_storage: string;
+        };
+        /**
+         * @example {
+         *       "lockerId": 101,
+         *       "lockerName": "Постамат Тверская 7",
+         *       "cellId": 4,
+         *       "size": "400x400",
+         *       "flags": [
+         *         "blocked"
+         *       ],
+         *       "flagMarks": [
+         *         {
+         *           "flag": "blocked",
+         *           "setBy": "ops",
+         *           "reason": "door hinge broken",
+         *           "note": null,
+         *           "setAt": "2030-03-04T08:10:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        FlaggedCell: {
+            lockerId: number;
+            lockerName: string;
+            cellId: number;
+            /** @description `<width>x<height>`, mm */
+            size: string;
+            /** @description all the cell's flags */
+            flags: ("faulty" | "dirty" | "needs_inventory" | "blocked")[];
+            /** @description who set each current flag, why and when; a flag set by the fleet file has no mark */
+            flagMarks: {
+                /** @enum {string} */
+                flag: "faulty" | "dirty" | "needs_inventory" | "blocked";
+                /** @description the operator who set it, or `locker` when the locker raised it */
+                setBy: string;
+                reason: string | null;
+                note: string | null;
+                /** @description UTC, ISO 8601 */
+                setAt: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "lockerId": 101,
+         *           "name": "Постамат Тверская 7",
+         *           "address": "Москва, Тверская улица, 7",
+         *           "latitude": 55.7579,
+         *           "longitude": 37.6122,
+         *           "sandbox": false,
+         *           "online": true,
+         *           "openAlerts": 0,
+         *           "fill": {
+         *             "occupied": 5,
+         *             "usable": 8,
+         *             "percent": 63
+         *           }
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        FleetMap: {
+            /** @description active lockers by id, at most `limit` */
+            items: {
+                lockerId: number;
+                name: string;
+                address: string;
+                latitude: number;
+                longitude: number;
+                /** @description a sandbox locker: kept off the network map */
+                sandbox: boolean;
+                online: boolean;
+                openAlerts: number;
+                fill: components["schemas"]["CellFill"];
+            }[];
+            /** @description active lockers in all; more than the items when the limit cut them */
+            total: number;
         };
         Health: {
             /** @constant */
@@ -5257,6 +5384,111 @@ export interface operations {
             };
         };
     };
+    listFlaggedCells: {
+        parameters: {
+            query: {
+                /** @description one flag, or needs_inspection: faulty, dirty or needs_inventory (as the overview counts) */
+                flag: "faulty" | "dirty" | "needs_inventory" | "blocked" | "needs_inspection";
+                /** @description true: the sandbox's lockers (apart, as in the overview) */
+                sandbox?: "true" | "false";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of flagged cells, by locker then cell */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["FlaggedCell"][];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     setCellFlags: {
         parameters: {
             query?: never;
@@ -5443,6 +5675,101 @@ export interface operations {
             };
             /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getFleetMap: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active lockers for the map, by id */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetMap"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6484,10 +6811,13 @@ export interface operations {
                             needsInspection: number;
                             blocked: number;
                         };
+                        fill: components["schemas"]["CellFill"];
                         notifications: {
                             undelivered: number;
                             oldestUndeliveredAgeSeconds: number | null;
                         };
+                        /** @description orders waiting for pick-up whose storage ends today in their locker's time zone, as GET /operator/orders/storage-ending-today lists them (sandbox lockers' too) */
+                        storageEndingToday: number;
                         /** @description the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures */
                         sandbox: {
                             /** @description active lockers */
@@ -6507,6 +6837,7 @@ export interface operations {
                                 needsInspection: number;
                                 blocked: number;
                             };
+                            fill: components["schemas"]["CellFill"];
                             notifications: {
                                 undelivered: number;
                                 oldestUndeliveredAgeSeconds: number | null;
@@ -6619,6 +6950,10 @@ export interface operations {
                             name: string;
                             city: string;
                             address: string;
+                            /** @description the fleet file's location.latitude */
+                            latitude: number;
+                            /** @description the fleet file's location.longitude */
+                            longitude: number;
                             active: boolean;
                             broken: boolean;
                             online: boolean;
@@ -6630,6 +6965,7 @@ export interface operations {
                             freeToday: {
                                 [key: string]: number;
                             };
+                            fill: components["schemas"]["CellFill"];
                             openAlerts: number;
                             /** @description when the cloud applied the locker's latest event */
                             lastEventAt: string | null;
@@ -6739,6 +7075,10 @@ export interface operations {
                         name: string;
                         city: string;
                         address: string;
+                        /** @description the fleet file's location.latitude */
+                        latitude: number;
+                        /** @description the fleet file's location.longitude */
+                        longitude: number;
                         active: boolean;
                         broken: boolean;
                         online: boolean;
@@ -6750,6 +7090,7 @@ export interface operations {
                         freeToday: {
                             [key: string]: number;
                         };
+                        fill: components["schemas"]["CellFill"];
                         openAlerts: number;
                         /** @description when the cloud applied the locker's latest event */
                         lastEventAt: string | null;

@@ -51,6 +51,10 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   signOutOperator: 'Ends the console session and clears its cookie; with the key header there is nothing to end and it answers the same.',
   setCellFlags:
     'Sets or clears each flag the body names (faulty, dirty, needs_inventory, blocked: true or false), with an optional reason. A flagged cell is out of allocation at once and the locker gets the flags as a cell.flags command. Audited.',
+  listFlaggedCells:
+    "Lists the cells of active lockers that carry a flag (one flag, or needs_inspection: faulty, dirty or needs_inventory), by locker then cell, a page at a time, each with who set its flags, why and when; the sandbox's lockers only with sandbox=true. Read-only: what the overview's cell tiles count.",
+  getFleetMap:
+    'Returns every active locker (up to limit, by id) with its coordinates from the fleet file, presence, open alerts and fill rate (occupied of usable cells), sandbox lockers marked, for the console\'s map. Read-only.',
   reloadFleet:
     "Reads the fleet file again and applies it, answering what changed: lockers added, updated or deactivated, how many marketplaces and partners it has, and the lockers whose configuration changed; orders are kept. A file that does not load is refused with code 3.",
   listNotifications:

@@ -1,4 +1,4 @@
-/** /operator cell actions: cell flags, and opening a cell remotely (with a maximum age). */
+/** /operator cells: the flagged cells of the fleet, cell flags, and opening a cell remotely (with a maximum age). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CELL_FLAGS, CellFlag } from '../../../../../shared/src/enums.js';
@@ -6,9 +6,10 @@ import { CELL_OPEN_REASONS } from '../../../../../shared/src/protocol.js';
 import { positiveInt32 } from '../../../contract/common.js';
 import { CELL_OPEN_DEFAULT_MAX_AGE_SECONDS, CELL_OPEN_MAX_AGE_SECONDS, requestCellOpen } from '../../../operator/cell-open.js';
 import { setCellFlags } from '../../../operator/cell-flags.js';
+import { CELL_FLAG_FILTERS, flaggedCells } from '../../../operator/fleet-views.js';
 import type { ServiceDeps } from '../../../services.js';
 import { operatorOf } from '../../plugins/authentication.js';
-import { noteSchema, operatorErrors, reasonSchema, security } from './shared.js';
+import { noteSchema, operatorErrors, pageOf, paging, reasonSchema, security } from './shared.js';
 
 const flagChanges = z
   .object({
@@ -22,7 +23,50 @@ const flagChanges = z
   .describe('true sets a flag, false clears it, absent leaves it; clearing faulty, dirty and needs_inventory marks an inspection done')
   .meta({ id: 'CellFlagChanges', example: { blocked: true, reason: 'door hinge broken' } });
 
+const flaggedCell = z
+  .object({
+    lockerId: z.int(),
+    lockerName: z.string(),
+    cellId: z.int(),
+    size: z.string().describe('`<width>x<height>`, mm'),
+    flags: z.array(z.enum(CELL_FLAGS)).describe("all the cell's flags"),
+    flagMarks: z
+      .array(
+        z.object({
+          flag: z.enum(CELL_FLAGS),
+          setBy: z.string().describe('the operator who set it, or `locker` when the locker raised it'),
+          reason: z.string().nullable(),
+          note: z.string().nullable(),
+          setAt: z.string().describe('UTC, ISO 8601'),
+        }),
+      )
+      .describe('who set each current flag, why and when; a flag set by the fleet file has no mark'),
+  })
+  .meta({
+    id: 'FlaggedCell',
+    example: { lockerId: 101, lockerName: 'Постамат Тверская 7', cellId: 4, size: '400x400', flags: ['blocked'], flagMarks: [{ flag: 'blocked', setBy: 'ops', reason: 'door hinge broken', note: null, setAt: '2030-03-04T08:10:00.000Z' }] },
+  });
+
 export const cellRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = (app, { deps }) => {
+  app.get(
+    '/cells',
+    {
+      schema: {
+        operationId: 'listFlaggedCells',
+        tags: ['operator'],
+        summary: 'Cells of active lockers with a flag, by locker then cell, a page at a time, with who set it, why and when',
+        security,
+        querystring: z.object({
+          flag: z.enum(CELL_FLAG_FILTERS).describe('one flag, or needs_inspection: faulty, dirty or needs_inventory (as the overview counts)'),
+          sandbox: z.enum(['true', 'false']).default('false').describe("true: the sandbox's lockers (apart, as in the overview)"),
+          ...paging,
+        }),
+        response: { 200: pageOf(flaggedCell), ...operatorErrors },
+      },
+    },
+    async (req) => flaggedCells(deps, { ...req.query, sandbox: req.query.sandbox === 'true' }),
+  );
+
   app.put(
     '/postamats/:postamatId/cells/:cellId/flags',
     {

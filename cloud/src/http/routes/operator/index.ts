@@ -3,8 +3,8 @@
  * viewers read, operators also act: http/plugins/authentication.ts), every route group in this
  * folder; the services they call stay in their domain folders.
  *   session.ts        POST/GET/DELETE /session
- *   cells.ts          PUT  /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
- *   fleet.ts          POST /fleet/reload
+ *   cells.ts          GET  /cells?flag=, PUT /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
+ *   fleet.ts          GET  /fleet/map, POST /fleet/reload
  *   notifications.ts  GET  /notifications, POST /notifications/redeliver
  *   alerts.ts         GET  /alerts, POST /alerts/:alertId/acknowledge, POST /alerts/:alertId/resolve
  *   lockers.ts        GET  /overview, /lockers, /lockers/:lockerId, /lockers/:lockerId/orders|commands|alerts
@@ -41,7 +41,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
 
   await app.register(sessionRoutes, { deps });
   await app.register(cellRoutes, { deps });
-  await app.register(fleetRoutes, { reloadFleet });
+  await app.register(fleetRoutes, { deps, reloadFleet });
   await app.register(notificationRoutes, { deps });
   await app.register(alertRoutes, { deps });
   await app.register(lockerRoutes, { deps });

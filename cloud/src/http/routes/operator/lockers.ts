@@ -17,26 +17,41 @@ import { alertView, presentAlerts } from './alerts.js';
 import { orderItem } from './orders.js';
 import { iso, isoTime, operatorErrors, pageOf, paging, security } from './shared.js';
 
+/** Occupied of usable cells: the fill rate (operator/fleet-views.ts). */
+export const fillView = z
+  .object({
+    occupied: z.int().describe('usable cells a parcel holds or has reserved'),
+    usable: z.int().describe('cells without a flag (faulty, dirty, needs_inventory, blocked) of active lockers'),
+    percent: z.int().nullable().describe('occupied / usable, whole per cent, rounded; null: no usable cell'),
+  })
+  .meta({ id: 'CellFill' });
+
 const figuresView = z.object({
   lockers: z.object({ total: z.int(), online: z.int(), offline: z.int() }).describe('active lockers'),
   openAlerts: z.object({ critical: z.int(), warning: z.int(), info: z.int() }).describe('open (not yet acknowledged) alerts by severity'),
   cells: z.object({ needsInspection: z.int().describe('faulty, dirty or needs_inventory'), blocked: z.int() }),
+  fill: fillView,
   notifications: z.object({ undelivered: z.int(), oldestUndeliveredAgeSeconds: z.int().nullable() }),
 });
 const exampleFigures = {
   lockers: { total: 5000, online: 4987, offline: 13 },
   openAlerts: { critical: 2, warning: 17, info: 0 },
   cells: { needsInspection: 41, blocked: 6 },
+  fill: { occupied: 61200, usable: 148500, percent: 41 },
   notifications: { undelivered: 3, oldestUndeliveredAgeSeconds: 95 },
 };
 
 const overviewView = figuresView
-  .extend({ sandbox: figuresView.describe("the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures") })
+  .extend({
+    storageEndingToday: z.int().describe("orders waiting for pick-up whose storage ends today in their locker's time zone, as GET /operator/orders/storage-ending-today lists them (sandbox lockers' too)"),
+    sandbox: figuresView.describe("the sandbox's lockers, their alerts and cells, and the sandbox marketplaces' notifications: never counted in the network's figures"),
+  })
   .describe('the network: real lockers and marketplaces only')
   .meta({
     example: {
       ...exampleFigures,
-      sandbox: { lockers: { total: 2, online: 2, offline: 0 }, openAlerts: { critical: 0, warning: 0, info: 0 }, cells: { needsInspection: 0, blocked: 0 }, notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null } },
+      storageEndingToday: 12,
+      sandbox: { lockers: { total: 2, online: 2, offline: 0 }, openAlerts: { critical: 0, warning: 0, info: 0 }, cells: { needsInspection: 0, blocked: 0 }, fill: { occupied: 1, usable: 40, percent: 3 }, notifications: { undelivered: 0, oldestUndeliveredAgeSeconds: null } },
     },
   });
 
@@ -46,20 +61,23 @@ const lockerItem = z
     name: z.string(),
     city: z.string(),
     address: z.string(),
+    latitude: z.number().describe("the fleet file's location.latitude"),
+    longitude: z.number().describe("the fleet file's location.longitude"),
     active: z.boolean(),
     broken: z.boolean(),
     online: z.boolean(),
     since: isoTime.describe('online since or offline since; null: never connected'),
     lastSeenAt: isoTime,
     freeToday: z.record(z.string(), z.int()).describe('free cells now per size `<width>x<height>` (mm)'),
+    fill: fillView.describe('occupied of usable cells now (an inactive locker: none usable)'),
     openAlerts: z.int(),
     lastEventAt: isoTime.describe('when the cloud applied the locker\'s latest event'),
     agentVersion: z.string().nullable().describe("the agent's software version as it last said (hello, presence, update report); null: never said (an older agent)"),
   })
   .meta({
     example: {
-      lockerId: 101, name: 'Постамат Тверская 7', city: 'Москва', address: 'Москва, Тверская ул., 7', active: true, broken: false, online: true,
-      since: '2030-03-04T06:12:00.000Z', lastSeenAt: '2030-03-04T09:00:00.000Z', freeToday: { '400x100': 3, '400x200': 1 }, openAlerts: 1,
+      lockerId: 101, name: 'Постамат Тверская 7', city: 'Москва', address: 'Москва, Тверская ул., 7', latitude: 55.7579, longitude: 37.6122, active: true, broken: false, online: true,
+      since: '2030-03-04T06:12:00.000Z', lastSeenAt: '2030-03-04T09:00:00.000Z', freeToday: { '400x100': 3, '400x200': 1 }, fill: { occupied: 26, usable: 30, percent: 87 }, openAlerts: 1,
       lastEventAt: '2030-03-04T08:58:40.000Z', agentVersion: '1.4.0',
     },
   });
