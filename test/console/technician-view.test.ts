@@ -289,7 +289,7 @@ describe.runIf(requires('chromium'))('the technician view of a locker: cells by 
     }
   });
 
-  it('a viewer sees the cells and each cell\'s dialog, but no action', async () => {
+  it('a viewer sees the cells and each cell\'s dialog, but no action; a link to a cell opens its dialog', async () => {
     const page = await lockerPage(VIEWER_KEY, 'en', NARROW);
     try {
       await press(page, tile(16));
@@ -298,6 +298,11 @@ describe.runIf(requires('chromium'))('the technician view of a locker: cells by 
       expect(await axeViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
       await page.waitForSelector('[data-dialog="cell"]', { state: 'detached', ...WAIT });
+      // A link to a cell (as the audit's target gives) opens its dialog.
+      await page.evaluate(`location.hash = '#/fleet'`);
+      await page.waitForSelector('main[data-screen="fleet"]', WAIT);
+      await page.evaluate(`location.hash = ${JSON.stringify(`#/lockers/${LOCKER}?cell=16`)}`);
+      await page.waitForSelector('[data-dialog="cell"][data-cell="16"] [data-flag="blocked"]', WAIT);
     } finally {
       await page.context().close();
     }

@@ -180,9 +180,13 @@ function CellDialog({ lockerId, cell, onClose, onChanged }) {
   </div>`;
 }
 
-/** The cells by position, and the dialog of the tapped one (kept current by the page's live reloads). */
-export function PositionView({ lockerId, grid, onChanged }) {
-  const [openId, setOpenId] = useState(null);
+/**
+ * The cells by position, and the dialog of the tapped one (kept current by the page's live
+ * reloads). A front wider than the screen scrolls in its own box, which takes the focus for it.
+ */
+export function PositionView({ lockerId, grid, onChanged, initialCell = null }) {
+  // A link to a cell (the audit's target) opens its dialog.
+  const [openId, setOpenId] = useState(initialCell);
   const opener = useRef(null);
   const cell = grid.find((c) => c.cellId === openId) ?? null;
   const columns = columnsOf(grid);
@@ -191,7 +195,7 @@ export function PositionView({ lockerId, grid, onChanged }) {
     opener.current?.focus();
   };
   return html`<div class="positions-wrap">
-    <div class="positions" data-positions role="group" aria-label=${t('cellsByPosition')}>
+    <div class="positions" data-positions role="group" aria-label=${t('cellsByPosition')} tabindex="0">
       ${columns.map(
         ([col, cells]) => html`<div class="pos-column" data-pos-column=${col}>
           <div class="pos-column-head" aria-hidden="true">${t('columnN', col)}</div>

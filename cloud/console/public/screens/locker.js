@@ -272,7 +272,7 @@ export function LockerScreen({ lockerId, initialCell = null }) {
         </header>
         <${ViewSwitch} view=${view} onView=${chooseView} />
         ${view === 'positions'
-          ? html`<div class="locker-body" data-view-shown="positions"><${PositionView} lockerId=${lockerId} grid=${grid} onChanged=${refresh} /></div>`
+          ? html`<div class="locker-body" data-view-shown="positions"><${PositionView} lockerId=${lockerId} grid=${grid} onChanged=${refresh} initialCell=${initialCell} /></div>`
           : html`<div class="locker-body" data-view-shown="list">
               <div><${Front} grid=${grid} selected=${selected} onSelect=${setSelected} /><${Legend} /></div>
               <${CellPanel} lockerId=${lockerId} cell=${cell} onChanged=${refresh} />
