@@ -119,6 +119,21 @@ export function Json({ value }) {
   return html`<dl class="json">${entries.map(([k, v]) => html`<dt title=${k}>${typeof k === 'number' ? k : nameOf('detailKeys', k)}</dt><dd><${Json} value=${v} /></dd>`)}</dl>`;
 }
 
+/** In a modal dialog's keydown: Tab and Shift+Tab go round the dialog's own controls, never out of it. */
+export function keepTabWithin(e, container) {
+  if (e.key !== 'Tab' || !container) return;
+  const focusable = [...container.querySelectorAll('input:not([disabled]), select, textarea, button:not([disabled])')];
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 // The reason dialog: askReason() opens it and resolves with the values, or null when cancelled.
 let openDialog = null;
 
@@ -166,17 +181,7 @@ export function DialogHost() {
       close(null);
       return;
     }
-    if (e.key !== 'Tab') return;
-    const focusable = [...form.current.querySelectorAll('input, select, textarea, button:not([disabled])')];
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
+    keepTabWithin(e, form.current);
   };
   const submit = (e) => {
     e.preventDefault();

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { Json, Loading, Pager, Time, html, useAsync } from '../components.js';
-import { DICTIONARIES, t } from '../i18n.js';
+import { DICTIONARIES, nameOf, t } from '../i18n.js';
 import { itemsOf } from './locker.js';
 
 // The actions the filter offers: every one the console has a name for (the browser test checks
@@ -31,9 +31,8 @@ export function targetOf(target) {
 /** An action's name in the operator's language (looked up whole: the names have dots in them). */
 export const actionName = (action) => t('auditActions')?.[action] ?? action;
 
-/** A cell open's reason is a fixed purpose (translated); other reasons are the operator's words. */
-// A fixed purpose (a cell open's, a handover's) in words; otherwise the operator's own.
-const reasonText = (e) => ((e.action === 'cell.open' || e.action === 'order.handover') && e.reason ? t(`openReasons.${e.reason}`) : (e.reason ?? ''));
+/** A fixed purpose (a cell open's, a handover's, a flag change chosen from the preset list) in words; otherwise the operator's own. */
+const reasonText = (e) => (e.reason ? nameOf('openReasons', e.reason) : '');
 
 /** `datetime-local` values are the operator's local time; the API takes ISO 8601 with an offset. */
 const toIso = (local) => {

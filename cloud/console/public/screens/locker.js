@@ -1,11 +1,14 @@
-// Locker: the cell grid as the locker's front looks (columns of cells, heights to scale), each
-// cell's state and door live from the stream; the chosen cell's actions; the locker's orders,
-// command queue, alarms and the agent's own health report.
+// Locker: the cells in one of two views, each cell's state and door live from the stream: "list"
+// (the front's columns, heights to scale, folded to fit a desk screen, and the chosen cell's panel)
+// or "by position" (cell-positions.js: the technician's phone view with a dialog per cell); the
+// locker's orders, command queue, alarms and the agent's own health report.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post, put } from '../api.js';
 import { Badge, Json, Loading, Pager, Time, act, ageOf, formatAge, formatTime, html, orderStateName, useAsync, useCanAct, useThrottled } from '../components.js';
 import { nameOf, t } from '../i18n.js';
 import { subscribe } from '../live.js';
+import { FlagList } from './cell-flags.js';
+import { PositionView } from './cell-positions.js';
 import { placeOf } from './fleet.js';
 
 /** Lists come as {items, total, page, pageSize} or under a named field. */
@@ -82,28 +85,6 @@ function Legend() {
   )}</div>`;
 }
 
-/** Why a flag is set, in the operator's language: the locker's own reasons are fixed words, an operator's are theirs. */
-const markReason = (mark) => (mark.setBy === 'locker' ? t(`lockerFlagReasons.${mark.reason}`) : mark.reason);
-
-/** The cell's current flags, each with who set it, why and when (flags without a mark came from the fleet file). */
-function FlagList({ flags, marks }) {
-  if (flags.length === 0) return '—';
-  return html`<ul class="flag-list">${flags.map((flag) => {
-    const mark = marks.find((m) => m.flag === flag);
-    const age = mark && formatAge(ageOf(mark.setAt));
-    return html`<li data-flag=${flag}>
-      <b>${t(`flagNames.${flag}`)}</b>
-      ${mark
-        ? html`<div class="small" data-flag-mark=${mark.setBy}>
-            <span title=${formatTime(mark.setAt)}>${mark.setBy === 'locker' ? t('flagSetByLocker', age) : t('flagSetBy', mark.setBy, age)}</span>
-            ${mark.reason && html`<div>${t('why')}: ${markReason(mark)}</div>`}
-            ${mark.note && html`<div>${t('note')}: ${mark.note}</div>`}
-          </div>`
-        : html`<div class="small muted">${t('flagNoMark')}</div>`}
-    </li>`;
-  })}</ul>`;
-}
-
 function CellPanel({ lockerId, cell, onChanged }) {
   const canAct = useCanAct();
   if (!cell) return html`<aside class="cell-panel muted">${t('pickCell')}</aside>`;
@@ -149,7 +130,7 @@ function OrdersTab({ lockerId, version }) {
   const state = useAsync(() => get(`/lockers/${lockerId}/orders`, { page }), [lockerId, page, version]);
   return html`<${Loading} state=${state}>${(data) => {
     const items = itemsOf(data, 'orders');
-    return html`<table class="list" data-tab-content="orders">
+    return html`<div class="table-scroll" tabindex="0"><table class="list" data-tab-content="orders">
         <thead><tr><th>${t('order')}</th><th>${t('marketplace')}</th><th>${t('orderState')}</th><th>${t('barcodes')}</th><th>${t('created')}</th></tr></thead>
         <tbody>${items.length ? items.map((o) => html`<tr data-order-id=${o.orderId ?? o.id}>
           <td><a href=${`#/orders/${encodeURIComponent(o.orderId ?? o.id)}`}>${o.externalId ?? o.orderId}</a></td>
@@ -158,7 +139,7 @@ function OrdersTab({ lockerId, version }) {
           <td>${(o.barcodes ?? []).join(', ')}</td>
           <td><${Time} value=${o.createdAt} /></td>
         </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>
-      </table>
+      </table></div>
       ${data.total != null && html`<${Pager} page=${data.page} pageSize=${data.pageSize} total=${data.total} onPage=${setPage} />`}`;
   }}</${Loading}>`;
 }
@@ -173,13 +154,13 @@ function CommandsTab({ lockerId, version }) {
     )}</div>
     <${Loading} state=${state}>${(data) => {
       const items = itemsOf(data, 'commands');
-      return html`<table class="list">
+      return html`<div class="table-scroll" tabindex="0"><table class="list">
           <thead><tr><th>${t('cseq')}</th><th>${t('type')}</th><th>${t('status')}</th><th>${t('created')}</th><th>${t('detail')}</th></tr></thead>
           <tbody>${items.length ? items.map((c) => html`<tr data-cseq=${c.cseq}>
             <td>${c.cseq}</td><td title=${c.type ?? c.body?.type}>${nameOf('commandTypes', c.type ?? c.body?.type)}</td><td>${c.status ? nameOf('commandStatuses', c.status) : ''}</td><td><${Time} value=${c.createdAt ?? c.at} /></td>
             <td class="small"><${Json} value=${c.summary ?? c.body} /></td>
           </tr>`) : html`<tr><td colspan="5" class="muted">${t('nothing')}</td></tr>`}</tbody>
-        </table>
+        </table></div>
         ${data.total != null && html`<${Pager} page=${data.page} pageSize=${data.pageSize} total=${data.total} onPage=${setPage} />`}`;
     }}</${Loading}>
   </div>`;
@@ -189,7 +170,7 @@ function AlertsTab({ lockerId, version }) {
   const state = useAsync(() => get(`/lockers/${lockerId}/alerts`), [lockerId, version]);
   return html`<${Loading} state=${state}>${(data) => {
     const items = itemsOf(data, 'alerts');
-    return html`<table class="list" data-tab-content="alerts">
+    return html`<div class="table-scroll" tabindex="0"><table class="list" data-tab-content="alerts">
       <thead><tr><th>${t('severity')}</th><th>${t('kind')}</th><th>${t('status')}</th><th>${t('count')}</th><th>${t('lastSeen')}</th><th>${t('detail')}</th></tr></thead>
       <tbody>${items.length ? items.map((a) => html`<tr data-alert-id=${a.id}>
         <td><${Badge} kind=${a.severity}>${t(`severities.${a.severity}`)}</${Badge}></td>
@@ -199,7 +180,7 @@ function AlertsTab({ lockerId, version }) {
         <td><${Time} value=${a.lastSeenAt ?? a.receivedAt} /></td>
         <td class="small"><${Json} value=${a.detail} /></td>
       </tr>`) : html`<tr><td colspan="6" class="muted">${t('nothing')}</td></tr>`}</tbody>
-    </table>`;
+    </table></div>`;
   }}</${Loading}>`;
 }
 
@@ -240,8 +221,29 @@ function onlineCauseText(l) {
   return l.agentStartedAt ? t('causeLinkRestored', formatTime(l.agentStartedAt)) : '';
 }
 
+const VIEW_KEY = 'console.lockerView';
+const VIEWS = ['positions', 'list'];
+
+/** The view last chosen on this device; without one, "by position" on a phone-wide screen, else the list. */
+function initialView() {
+  const saved = localStorage.getItem(VIEW_KEY);
+  if (VIEWS.includes(saved)) return saved;
+  return window.matchMedia('(max-width: 600px)').matches ? 'positions' : 'list';
+}
+
+function ViewSwitch({ view, onView }) {
+  return html`<div class="segmented view-switch" role="group" aria-label=${t('cellView')}>${VIEWS.map(
+    (v) => html`<button type="button" class=${v === view ? 'active' : ''} aria-pressed=${v === view ? 'true' : 'false'} data-view=${v} onClick=${() => onView(v)}>${t(`cellViews.${v}`)}</button>`,
+  )}</div>`;
+}
+
 export function LockerScreen({ lockerId, initialCell = null }) {
   const [selected, setSelected] = useState(initialCell);
+  const [view, setView] = useState(initialView);
+  const chooseView = (v) => {
+    localStorage.setItem(VIEW_KEY, v);
+    setView(v);
+  };
   const [tab, setTab] = useState('orders');
   const [version, setVersion] = useState(0);
   const detail = useAsync(() => get(`/lockers/${lockerId}`), [lockerId]);
@@ -268,10 +270,13 @@ export function LockerScreen({ lockerId, initialCell = null }) {
           ${l.since && html`<span class="muted small">${l.online ? t('onlineSince', formatAge(ageOf(l.since))) : t('offlineSince', formatAge(ageOf(l.since)))}</span>`}
           ${l.onlineCause && html`<span class="muted small" data-online-cause=${l.onlineCause}>${onlineCauseText(l)}</span>`}
         </header>
-        <div class="locker-body">
-          <div><${Front} grid=${grid} selected=${selected} onSelect=${setSelected} /><${Legend} /></div>
-          <${CellPanel} lockerId=${lockerId} cell=${cell} onChanged=${refresh} />
-        </div>`;
+        <${ViewSwitch} view=${view} onView=${chooseView} />
+        ${view === 'positions'
+          ? html`<div class="locker-body" data-view-shown="positions"><${PositionView} lockerId=${lockerId} grid=${grid} onChanged=${refresh} initialCell=${initialCell} /></div>`
+          : html`<div class="locker-body" data-view-shown="list">
+              <div><${Front} grid=${grid} selected=${selected} onSelect=${setSelected} /><${Legend} /></div>
+              <${CellPanel} lockerId=${lockerId} cell=${cell} onChanged=${refresh} />
+            </div>`}`;
     }}</${Loading}>
     <nav class="tabs">${TABS.map(([id, label]) => html`<button class=${tab === id ? 'active' : ''} data-tab=${id} onClick=${() => setTab(id)}>${t(label)}</button>`)}</nav>
     ${TABS.filter(([id]) => id === tab).map(([id, , Tab]) => html`<${Tab} key=${id} lockerId=${lockerId} version=${version} />`)}
