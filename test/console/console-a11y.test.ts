@@ -70,6 +70,7 @@ describe.runIf(requires('chromium'))('every console screen: axe, phone width, bo
     ['alerts', '#/alerts', 'main[data-screen="alerts"]'],
     ['audit', '#/audit', 'main[data-screen="audit"]'],
     ['updates', '#/updates', 'main[data-screen="updates"]'],
+    ['reports', '#/reports', '[data-chart="events"] canvas'],
   ];
 
   /** What is wrong on the page as shown, each line naming the screen (all screens are judged before the test fails). */

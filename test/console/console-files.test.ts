@@ -42,7 +42,7 @@ describe('the console files (/console)', () => {
   it('serves every module the page imports from /console, bare names through the import map', async () => {
     const html = await (await get('/console/')).text();
     const imports = (JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(html)![1]!) as { imports: Record<string, string> }).imports;
-    expect(Object.keys(imports).sort()).toEqual(['htm', 'htm/preact', 'preact', 'preact/hooks']);
+    expect(Object.keys(imports).sort()).toEqual(['htm', 'htm/preact', 'preact', 'preact/hooks', 'uplot']);
     const seen = new Set<string>();
     const queue = ['/console/app.js'];
     while (queue.length > 0) {
@@ -62,8 +62,15 @@ describe('the console files (/console)', () => {
         queue.push(target!);
       }
     }
-    expect([...seen]).toEqual(expect.arrayContaining(['/console/vendor/preact.js', '/console/vendor/preact-hooks.js', '/console/vendor/htm-preact.js', '/console/screens/locker.js']));
+    expect([...seen]).toEqual(expect.arrayContaining(['/console/vendor/preact.js', '/console/vendor/preact-hooks.js', '/console/vendor/htm-preact.js', '/console/vendor/uplot.js', '/console/screens/locker.js', '/console/screens/reports.js']));
     expect((await get('/console/style.css')).status).toBe(200);
+    // Every stylesheet the page links is served, the charts' own among them.
+    for (const [, href] of html.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)) {
+      const res = await get(href!);
+      expect(res.status, href).toBe(200);
+      expect(res.headers.get('content-type'), href).toMatch(/^text\/css/);
+    }
+    expect(html).toContain('/console/vendor/uplot.css');
   });
 
   it('revalidates by ETag and answers 404 for what it does not have', async () => {

@@ -47,6 +47,8 @@ export interface LinkWorld {
   /** dseqs whose domain effect committed, in commit order. */
   effects(lockerId: number): Promise<number[]>;
   locker(lockerId: number): Promise<{ applied_cseq: number; acked_dseq: number; next_cseq: number; presence_conn: number; online: number }>;
+  /** The locker's link history (reports: uptime), oldest first: 1 online, 0 offline. */
+  linkHistory(lockerId: number): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -165,6 +167,10 @@ export async function openLinkWorld(engine: Engine, broker: BrokerKind): Promise
         .select(['applied_cseq', 'acked_dseq', 'next_cseq', 'presence_conn', 'online'])
         .where('id', '=', lockerId)
         .executeTakeFirstOrThrow();
+    },
+    async linkHistory(lockerId) {
+      const rows = await tdb.db.selectFrom('locker_link_history').select('online').where('locker_id', '=', lockerId).orderBy('id').execute();
+      return rows.map((r) => r.online);
     },
     async close() {
       await Promise.all(links.map((l) => l.stop()));

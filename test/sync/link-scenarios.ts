@@ -287,6 +287,8 @@ export function linkScenarios(open: () => Promise<LinkWorld>): void {
     await l.presence(true, 4);
     await l.barrier(1);
     expect(await presence()).toEqual([4, 0]);
+    // The link's history has a row per flip only: the late copies changed nothing.
+    expect(await w.linkHistory(id)).toEqual([1, 0, 1, 0]);
     await l.end();
   });
 

@@ -1,5 +1,5 @@
 // The console's shell: sign-in, the header (screens, language, live status, sign-out) and the
-// hash router (#/fleet, #/lockers/101, #/orders, #/orders/<id>, #/notifications, #/alerts, #/audit, #/updates, #/updates/<rolloutId>).
+// hash router (#/fleet, #/lockers/101, #/orders, #/orders/<id>, #/notifications, #/alerts, #/audit, #/updates, #/updates/<rolloutId>, #/reports).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, onUnauthorized, setCsrfToken } from './api.js';
@@ -13,9 +13,10 @@ import { FleetScreen } from './screens/fleet.js';
 import { LockerScreen } from './screens/locker.js';
 import { NotificationsScreen } from './screens/notifications.js';
 import { OrderScreen, OrdersScreen } from './screens/orders.js';
+import { ReportsScreen } from './screens/reports.js';
 import { RolloutScreen, UpdatesScreen } from './screens/updates.js';
 
-const SCREENS = ['fleet', 'orders', 'notifications', 'alerts', 'updates', 'audit'];
+const SCREENS = ['fleet', 'orders', 'notifications', 'alerts', 'updates', 'audit', 'reports'];
 
 function parseHash() {
   const [path, qs] = (location.hash.replace(/^#/, '') || '/fleet').split('?');
@@ -50,6 +51,8 @@ function Screen({ route }) {
       return html`<${AuditScreen} key=${route.params.toString()} params=${route.params} />`;
     case 'updates':
       return id ? html`<${RolloutScreen} rolloutId=${id} />` : html`<${UpdatesScreen} />`;
+    case 'reports':
+      return html`<${ReportsScreen} />`;
     default:
       return html`<${FleetScreen} key=${route.params.toString()} initialStatus=${route.params.get('status') ?? ''} />`;
   }

@@ -630,6 +630,30 @@ function migration0020(engine: Engine): Migration {
   };
 }
 
+/**
+ * Reports: every change of a locker's link (online/offline) is kept, so uptime over any period can
+ * be worked out; a locker's presence as it stands is its first row. Order transitions get an index
+ * on their time, which the period figures and trends read by.
+ */
+function migration0021(engine: Engine): Migration {
+  const autoId = engine === 'postgres' ? 'bigserial' : 'integer';
+  return {
+    async up(db: Db) {
+      await db.schema
+        .createTable('locker_link_history')
+        .addColumn('id', sql.raw(autoId), (c) => (engine === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('locker_id', 'integer', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('online', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('locker_link_history_locker_ix').on('locker_link_history').columns(['locker_id', 'at']).execute();
+      await db.schema.createIndex('locker_link_history_at_ix').on('locker_link_history').columns(['at']).execute();
+      await sql`insert into locker_link_history (locker_id, at, online) select id, presence_changed_at, online from lockers where presence_changed_at is not null`.execute(db);
+      await db.schema.createIndex('order_transitions_at_ix').on('order_transitions').columns(['at']).execute();
+    },
+  };
+}
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     getMigrations() {
@@ -649,6 +673,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '0013_occupancy_version': migration0013,
         '0018_agent_updates': migration0018(engine),
         '0020_console_audit': migration0020(engine),
+        '0021_locker_link_history': migration0021(engine),
       });
     },
   };

@@ -276,6 +276,14 @@ export interface OrderTransitionsTable {
   parcels: JsonText;
 }
 
+/** One change of a locker's link: it went online or offline at `at` (reports: uptime). */
+export interface LockerLinkHistoryTable {
+  id: Generated<number>;
+  locker_id: number;
+  at: Millis;
+  online: Flag;
+}
+
 /** Facts of a locker kept for operators: alarms, keypad, cell flags, facts that met a changed intent. */
 export interface LockerAlertsTable {
   id: Generated<number>;
@@ -459,6 +467,7 @@ export interface Database {
   rollouts: RolloutsTable;
   rollout_lockers: RolloutLockersTable;
   locker_agents: LockerAgentsTable;
+  locker_link_history: LockerLinkHistoryTable;
 }
 
 /** A signed agent release (docs/updates.md), the artifact kept exactly as the operator signed it. */

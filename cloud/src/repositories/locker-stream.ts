@@ -4,6 +4,7 @@
  * `acked_dseq`, and the locker's presence and hello. Every function takes the executor the
  * caller holds; callers that change a stream hold the locker's row (lockerTransaction).
  */
+import { sql } from 'kysely';
 import type { Command, CommandBody, LockerEvent } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
 import { isPostgres, prepared, preparedRows } from '../db/prepared.js';
@@ -245,6 +246,7 @@ export async function helloConn(db: Tx, lockerId: number): Promise<number> {
  * in which they arrive. True when the stored presence changed.
  */
 export async function savePresence(db: Tx, lockerId: number, conn: number, online: boolean, at: number): Promise<boolean> {
+  const before = await db.selectFrom('lockers').select(['online', 'presence_changed_at']).where('id', '=', lockerId).executeTakeFirst();
   const result = await db
     .updateTable('lockers')
     .set((eb) => ({
@@ -266,7 +268,12 @@ export async function savePresence(db: Tx, lockerId: number, conn: number, onlin
         : eb.or([eb('presence_conn', '<', conn), eb.and([eb('presence_conn', '=', conn), eb('online', '=', 1)])]),
     )
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const changed = Number(result.numUpdatedRows) > 0;
+  // The link's history (reports: uptime) gets a row exactly when `online` flips, or is first known.
+  if (changed && before && (before.presence_changed_at === null || !!before.online !== online)) {
+    await db.insertInto('locker_link_history').values({ locker_id: lockerId, at, online: online ? 1 : 0 }).execute();
+  }
+  return changed;
 }
 
 /**
@@ -276,6 +283,11 @@ export async function savePresence(db: Tx, lockerId: number, conn: number, onlin
  * counter, so "online since" tells the reconnect after a cloud restart from a continuous link.
  */
 export async function presenceLostWithBroker(db: Tx, at: number): Promise<number> {
+  await db
+    .insertInto('locker_link_history')
+    .columns(['locker_id', 'at', 'online'])
+    .expression((eb) => eb.selectFrom('lockers').select(['id', sql<number>`cast(${at} as bigint)`.as('at'), sql<number>`0`.as('online')]).where('online', '=', 1))
+    .execute();
   const result = await db.updateTable('lockers').set({ online: 0, presence_changed_at: at }).where('online', '=', 1).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

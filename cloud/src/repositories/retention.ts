@@ -72,3 +72,30 @@ export async function retainedRowCounts(db: Tx): Promise<Record<(typeof RETAINED
   }
   return out;
 }
+
+/**
+ * Link changes before `before`, except each locker's last one before it: that row says whether the
+ * locker was online when the kept history begins (uptime counts from it).
+ */
+export async function deleteLinkHistoryBefore(db: Tx, before: number, limit: number): Promise<number> {
+  const rows = await db
+    .selectFrom('locker_link_history as h')
+    .select('h.id')
+    .where('h.at', '<', before)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('locker_link_history as later')
+          .select('later.id')
+          .whereRef('later.locker_id', '=', 'h.locker_id')
+          .where('later.at', '<', before)
+          .where((l) => l.or([l('later.at', '>', l.ref('h.at')), l.and([l('later.at', '=', l.ref('h.at')), l('later.id', '>', l.ref('h.id'))])])),
+      ),
+    )
+    .orderBy('h.at')
+    .limit(limit)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  return count(await db.deleteFrom('locker_link_history').where('id', 'in', ids).executeTakeFirstOrThrow());
+}

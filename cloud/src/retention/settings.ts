@@ -15,6 +15,7 @@ export const retentionSettingsSchema = z.object({
   inboxEventDays: days(30, 'a locker event the cloud applied this many days ago is deleted (the link deduplicates by sequence number, not by these rows)'),
   routeSheetDays: days(90, 'a route sheet of a day this many days past is deleted with its locker codes'),
   alertDays: days(90, 'a locker alert received this many days ago is deleted'),
+  linkHistoryDays: days(400, "a change of a locker's link (online/offline) this many days ago is deleted, except each locker's last one before then (reports: uptime over at most 366 days)"),
   batchSize: z.coerce.number().int().min(10).max(100_000).default(1_000).describe('rows one delete removes; each batch is its own short transaction'),
   maxBatchesPerRun: z.coerce.number().int().min(1).max(100_000).default(200).describe('batches per table in one run; the rest waits for the next run'),
 });
@@ -27,6 +28,7 @@ export const RETENTION_ENV = {
   inboxEventDays: 'RETENTION_INBOX_EVENT_DAYS',
   routeSheetDays: 'RETENTION_ROUTE_SHEET_DAYS',
   alertDays: 'RETENTION_ALERT_DAYS',
+  linkHistoryDays: 'RETENTION_LINK_HISTORY_DAYS',
   batchSize: 'RETENTION_BATCH_SIZE',
   maxBatchesPerRun: 'RETENTION_MAX_BATCHES_PER_RUN',
 } as const;

@@ -12,6 +12,7 @@ import {
   deleteAlertsBefore,
   deleteDeliveredNotificationsBefore,
   deleteInboxEventsBefore,
+  deleteLinkHistoryBefore,
   deleteRouteSheetsBefore,
 } from '../repositories/retention.js';
 import { ScheduledPart } from '../scheduled-part.js';
@@ -21,7 +22,7 @@ import type { RetentionSettings } from './settings.js';
 const DAY_MS = 86_400_000;
 
 /** Rows deleted per rule in one run. */
-export type SweepReport = Record<'orders' | 'notifications' | 'inboxEvents' | 'routeSheets' | 'alerts', number>;
+export type SweepReport = Record<'orders' | 'notifications' | 'inboxEvents' | 'routeSheets' | 'alerts' | 'linkHistory', number>;
 
 export class RetentionSweep extends ScheduledPart<SweepReport> {
   readonly #deps: PartDeps;
@@ -53,6 +54,7 @@ export class RetentionSweep extends ScheduledPart<SweepReport> {
       inboxEvents: await this.#batches((tx, n) => deleteInboxEventsBefore(tx, ago(s.inboxEventDays), n)),
       routeSheets: await this.#batches((tx, n) => deleteRouteSheetsBefore(tx, routeDate, n)),
       alerts: await this.#batches((tx, n) => deleteAlertsBefore(tx, ago(s.alertDays), n)),
+      linkHistory: await this.#batches((tx, n) => deleteLinkHistoryBefore(tx, ago(s.linkHistoryDays), n)),
     };
     if (Object.values(report).some((n) => n > 0)) this.#log.info({ deleted: report }, 'retention sweep');
     return report;

@@ -1085,6 +1085,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/reports/lockers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per locker and for the network over [from, to) (at most 366 days): uptime, deliveries, pick-ups, returns, failed deliveries, dwell time, SLA; JSON or CSV
+         * @description The figures of a period [from, to) (dates are days of Europe/Moscow; at most 366 days) per locker and for the network, the sandbox's lockers apart: uptime from the link's history (a locker offline or never seen before the period counts offline from its start), deliveries (orders entering 3), pick-ups (entering 2), returns collected (entering 4), failed deliveries (3 to 6: storage expired, cancelled after the load, returned early by an operator), the failed rate, dwell time from load to pick-up (median and 90th percentile, nearest rank) and the SLA (pick-ups within the storage period given at load, of the pick-ups and failed deliveries). With format=csv or Accept: text/csv the same as an RFC 4180 CSV file (UTF-8 with a BOM; a cell starting with = + - or @ is prefixed with an apostrophe). Viewers may read it.
+         */
+        get: operations["getLockersReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last day (24 hourly buckets) or week (7 daily buckets) of occupancy, loads, pick-ups, returns and failed deliveries, for the network or one locker
+         * @description The last day in 24 hourly buckets or the last week in 7 daily buckets (days of the locker's time zone, Europe/Moscow for the network) of occupancy (parcels in the cells at each bucket's end), loads, pick-ups, returns and failed deliveries, for the network (real lockers) or one locker. Viewers may read it.
+         */
+        get: operations["getTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/stream": {
         parameters: {
             query?: never;
@@ -8546,6 +8586,331 @@ export interface operations {
                         total: number;
                         page: number;
                         pageSize: number;
+                    };
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLockersReport: {
+        parameters: {
+            query: {
+                /** @description YYYY-MM-DD (the start of that day in Europe/Moscow) or ISO 8601 with an offset */
+                from: string;
+                /** @description YYYY-MM-DD (the start of that day in Europe/Moscow) or ISO 8601 with an offset */
+                to: string;
+                /** @description csv: the same as CSV (also with Accept: text/csv) */
+                format?: "json" | "csv";
+                /** @description the CSV header's language; by default from Accept-Language */
+                lang?: "ru" | "en";
+            };
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures of the period per locker, the network and the sandbox apart (JSON; CSV with format=csv) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description UTC, ISO 8601 */
+                        from: string;
+                        /** @description UTC, ISO 8601 (excluded) */
+                        to: string;
+                        lockers: {
+                            lockerId: number;
+                            name: string;
+                            sandbox: boolean;
+                            active: boolean;
+                            /** @description onlineSeconds / observedSeconds, to four places; null when none of the period has passed */
+                            uptime: number | null;
+                            /** @description seconds online within the passed part of the period (a locker never seen, or offline before it began, counts offline from its start) */
+                            onlineSeconds: number;
+                            /** @description seconds of the period passed so far */
+                            observedSeconds: number;
+                            /** @description orders that entered 3 Courier loaded */
+                            deliveries: number;
+                            /** @description orders that entered 2 Client received */
+                            pickUps: number;
+                            /** @description orders that entered 4 Courier picked up (what was to return collected) */
+                            returns: number;
+                            /** @description orders that left 3 Courier loaded for 6 Return initiated */
+                            failed: number;
+                            failedByCause: {
+                                storageExpired: number;
+                                cancelled: number;
+                                operatorReturn: number;
+                                other: number;
+                            };
+                            /** @description failed / (pickUps + failed), to four places */
+                            failedRate: number | null;
+                            /** @description load to pick-up, median (nearest rank) */
+                            dwellMedianSeconds: number | null;
+                            /** @description load to pick-up, 90th percentile (nearest rank) */
+                            dwellP90Seconds: number | null;
+                            /** @description pick-ups within the storage period first given at load */
+                            pickedUpInTime: number;
+                            /** @description pickedUpInTime / (pick-ups of loaded orders + failed), to four places */
+                            sla: number | null;
+                        }[];
+                        /** @description the real lockers only */
+                        network: {
+                            lockers: number;
+                            /** @description onlineSeconds / observedSeconds, to four places; null when none of the period has passed */
+                            uptime: number | null;
+                            /** @description seconds online within the passed part of the period (a locker never seen, or offline before it began, counts offline from its start) */
+                            onlineSeconds: number;
+                            /** @description seconds of the period passed so far */
+                            observedSeconds: number;
+                            /** @description orders that entered 3 Courier loaded */
+                            deliveries: number;
+                            /** @description orders that entered 2 Client received */
+                            pickUps: number;
+                            /** @description orders that entered 4 Courier picked up (what was to return collected) */
+                            returns: number;
+                            /** @description orders that left 3 Courier loaded for 6 Return initiated */
+                            failed: number;
+                            failedByCause: {
+                                storageExpired: number;
+                                cancelled: number;
+                                operatorReturn: number;
+                                other: number;
+                            };
+                            /** @description failed / (pickUps + failed), to four places */
+                            failedRate: number | null;
+                            /** @description load to pick-up, median (nearest rank) */
+                            dwellMedianSeconds: number | null;
+                            /** @description load to pick-up, 90th percentile (nearest rank) */
+                            dwellP90Seconds: number | null;
+                            /** @description pick-ups within the storage period first given at load */
+                            pickedUpInTime: number;
+                            /** @description pickedUpInTime / (pick-ups of loaded orders + failed), to four places */
+                            sla: number | null;
+                        };
+                        /** @description the sandbox's lockers: never counted in the network's figures */
+                        sandbox: {
+                            lockers: number;
+                            /** @description onlineSeconds / observedSeconds, to four places; null when none of the period has passed */
+                            uptime: number | null;
+                            /** @description seconds online within the passed part of the period (a locker never seen, or offline before it began, counts offline from its start) */
+                            onlineSeconds: number;
+                            /** @description seconds of the period passed so far */
+                            observedSeconds: number;
+                            /** @description orders that entered 3 Courier loaded */
+                            deliveries: number;
+                            /** @description orders that entered 2 Client received */
+                            pickUps: number;
+                            /** @description orders that entered 4 Courier picked up (what was to return collected) */
+                            returns: number;
+                            /** @description orders that left 3 Courier loaded for 6 Return initiated */
+                            failed: number;
+                            failedByCause: {
+                                storageExpired: number;
+                                cancelled: number;
+                                operatorReturn: number;
+                                other: number;
+                            };
+                            /** @description failed / (pickUps + failed), to four places */
+                            failedRate: number | null;
+                            /** @description load to pick-up, median (nearest rank) */
+                            dwellMedianSeconds: number | null;
+                            /** @description load to pick-up, 90th percentile (nearest rank) */
+                            dwellP90Seconds: number | null;
+                            /** @description pick-ups within the storage period first given at load */
+                            pickedUpInTime: number;
+                            /** @description pickedUpInTime / (pick-ups of loaded orders + failed), to four places */
+                            sla: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTrends: {
+        parameters: {
+            query?: {
+                span?: "day" | "week";
+                /** @description one locker; without it the network (real lockers) */
+                lockerId?: number;
+            };
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        span: "day" | "week";
+                        /** @description the zone of the week's days: the locker's, or Europe/Moscow for the network */
+                        timezone: string;
+                        /** @description null: the network (real lockers) */
+                        lockerId: number | null;
+                        buckets: {
+                            from: string;
+                            to: string;
+                            /** @description parcels in the cells at the bucket's end (now, for the current bucket) */
+                            occupancy: number;
+                            loads: number;
+                            pickUps: number;
+                            returns: number;
+                            failed: number;
+                        }[];
                     };
                 };
             };

@@ -79,6 +79,10 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   extendOrderStorage:
     "Extends the storage of an order in the locker (Courier loaded only, like extendStorage) by a number of days or up to a moment, pushed past the locker's non-working days; the marketplace gets an expiration-date-changes notification. Refused with 252 in any other state. Audited.",
   listAudit: 'Lists the audit log of operator actions (who, when, what, on which target, why), newest first; each filter given narrows it.',
+  getLockersReport:
+    "The figures of a period [from, to) (dates are days of Europe/Moscow; at most 366 days) per locker and for the network, the sandbox's lockers apart: uptime from the link's history (a locker offline or never seen before the period counts offline from its start), deliveries (orders entering 3), pick-ups (entering 2), returns collected (entering 4), failed deliveries (3 to 6: storage expired, cancelled after the load, returned early by an operator), the failed rate, dwell time from load to pick-up (median and 90th percentile, nearest rank) and the SLA (pick-ups within the storage period given at load, of the pick-ups and failed deliveries). With format=csv or Accept: text/csv the same as an RFC 4180 CSV file (UTF-8 with a BOM; a cell starting with = + - or @ is prefixed with an apostrophe). Viewers may read it.",
+  getTrends:
+    "The last day in 24 hourly buckets or the last week in 7 daily buckets (days of the locker's time zone, Europe/Moscow for the network) of occupancy (parcels in the cells at each bucket's end), loads, pick-ups, returns and failed deliveries, for the network (real lockers) or one locker. Viewers may read it.",
   listReleases: 'Lists the signed agent releases uploaded to the cloud, newest first, a page at a time.',
   uploadRelease:
     'Stores a signed agent release (made with `cli.ts release sign`). Refused with code 3 unless a key of RELEASE_PUBLIC_KEYS signed its manifest, every file matches its digest, the artifact is within RELEASE_MAX_BYTES and the cloud speaks the link protocol it needs; answers 201 when stored, 200 when the same release was uploaded before. Audited.',

@@ -27,6 +27,13 @@ const VENDOR_MODULES: Record<string, { file: string; specifier: string }> = {
   'preact-hooks.js': { specifier: 'preact/hooks', file: 'hooks.module.js' },
   'htm.js': { specifier: 'htm', file: 'htm.module.js' },
   'htm-preact.js': { specifier: 'htm/preact', file: 'index.module.js' },
+  // uPlot (MIT, no dependencies, an ES module build): the Reports screen's charts.
+  'uplot.js': { specifier: 'uplot', file: 'uPlot.esm.js' },
+};
+
+/** Stylesheets of the vendor modules, linked from index.html (not in the import map). */
+const VENDOR_STYLES: Record<string, { file: string; specifier: string }> = {
+  'uplot.css': { specifier: 'uplot', file: 'uPlot.min.css' },
 };
 
 interface Asset {
@@ -47,7 +54,10 @@ function vendorFile(specifier: string, file: string): Buffer {
 }
 
 function loadAssets(): { index: Asset; vendor: Map<string, Asset>; importMapHash: string } {
-  const vendor = new Map(Object.entries(VENDOR_MODULES).map(([name, m]) => [name, asset(vendorFile(m.specifier, m.file), 'text/javascript; charset=utf-8')]));
+  const vendor = new Map([
+    ...Object.entries(VENDOR_MODULES).map(([name, m]) => [name, asset(vendorFile(m.specifier, m.file), 'text/javascript; charset=utf-8')] as const),
+    ...Object.entries(VENDOR_STYLES).map(([name, m]) => [name, asset(vendorFile(m.specifier, m.file), 'text/css; charset=utf-8')] as const),
+  ]);
   const importMap = JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR_MODULES).map(([name, m]) => [m.specifier, `${CONSOLE_PREFIX}/vendor/${name}`])) });
   const html = readFileSync(join(PUBLIC_DIR, 'index.html'), 'utf8').replace('<!-- importmap -->', `<script type="importmap">${importMap}</script>`);
   return { index: asset(Buffer.from(html), 'text/html; charset=utf-8'), vendor, importMapHash: sha256(importMap, 'base64') };

@@ -54,6 +54,23 @@ const order1001 = {
 
 const alert3 = { ...doorLeftOpenAlert, status: 'acknowledged', acknowledgedAt: '2030-03-05T10:20:00.000Z', acknowledgedBy: 'ops' };
 
+/** A week no locker of the example fleet was seen in and no order moved. */
+const unseenWeek = {
+  uptime: 0,
+  onlineSeconds: 0,
+  observedSeconds: 604_800,
+  deliveries: 0,
+  pickUps: 0,
+  returns: 0,
+  failed: 0,
+  failedByCause: { storageExpired: 0, cancelled: 0, operatorReturn: 0, other: 0 },
+  failedRate: null,
+  dwellMedianSeconds: null,
+  dwellP90Seconds: null,
+  pickedUpInTime: 0,
+  sla: null,
+};
+
 export const consoleExamples: Record<string, OperationExamples> = {
   getOperatorSession: {
     success: 'Who is signed in; with the key header the token is empty (a key needs no CSRF token)',
@@ -424,6 +441,31 @@ export const consoleExamples: Record<string, OperationExamples> = {
         },
       },
     },
+  },
+  getLockersReport: {
+    success: 'The figures of the period per locker, the network and the sandbox apart (JSON; CSV with format=csv)',
+    requests: {
+      lastWeek: { summary: 'A week before the example fleet started', query: { from: '2030-02-25', to: '2030-03-04' }, status: 200 },
+      backwards: { summary: 'A period that ends before it begins', query: { from: '2030-03-04', to: '2030-03-01' }, status: 400, invalid: true },
+    },
+    answers: {
+      lastWeek: {
+        summary: 'Nothing happened yet: no locker was seen, no order moved',
+        value: {
+          from: '2030-02-24T21:00:00.000Z',
+          to: '2030-03-03T21:00:00.000Z',
+          lockers: [{ lockerId: 101, name: 'Постамат Тверская 7', sandbox: false, active: true, ...unseenWeek }],
+          network: { lockers: 3, ...unseenWeek, observedSeconds: 3 * 604_800 },
+          sandbox: { lockers: 1, ...unseenWeek },
+        },
+      },
+      backwards: { summary: 'Refused: from must be before to', status: 400, value: { message: 'Неверный формат запроса: `from` должен быть раньше `to`', resultCode: 3 } },
+    },
+  },
+  getTrends: {
+    success: 'The buckets, oldest first',
+    requests: { day: { summary: "The last day of locker 101, hour by hour", query: { span: 'day', lockerId: 101 }, status: 200 } },
+    answers: { day: { summary: 'Hourly buckets', value: { span: 'day', timezone: 'Europe/Moscow', lockerId: 101, buckets: [] } } },
   },
   streamEvents: {
     success: 'text/event-stream: `event:` and `data:` lines per change, a heartbeat comment every 15 s; the answer never ends',

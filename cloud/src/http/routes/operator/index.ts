@@ -10,6 +10,7 @@
  *   lockers.ts        GET  /overview, /lockers, /lockers/:lockerId, /lockers/:lockerId/orders|commands|alerts
  *   orders.ts         GET  /orders, /orders/:orderId/timeline; POST /orders/:orderId/extend
  *   audit.ts          GET  /audit
+ *   reports.ts        GET  /reports/lockers (JSON or CSV), /trends
  *   stream.ts         GET  /stream (server-sent events)
  *   updates.ts        GET/POST /releases, /rollouts (and pause|resume|abort|rollback), GET /agents
  */
@@ -25,6 +26,7 @@ import { sessionRoutes } from './session.js';
 import { auditRoutes } from './audit.js';
 import { lockerRoutes } from './lockers.js';
 import { orderRoutes } from './orders.js';
+import { reportRoutes } from './reports.js';
 import { streamRoutes } from './stream.js';
 import { updateRoutes } from './updates.js';
 
@@ -47,6 +49,7 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   await app.register(lockerRoutes, { deps });
   await app.register(orderRoutes, { deps });
   await app.register(auditRoutes, { deps });
+  await app.register(reportRoutes, { deps });
   await app.register(streamRoutes, { deps });
   await app.register(updateRoutes, { deps });
   await app.register((await import('./health.js')).healthRoutes, { deps });
