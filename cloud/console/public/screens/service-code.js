@@ -22,7 +22,7 @@ export function ServiceCodeButton({ lockerId }) {
     <button data-action="service-code" onClick=${issue}>${t('serviceCode')}</button>
     ${issued &&
     html`<span role="status" data-service-code=${issued.code}>
-      ${t('serviceCodeShown', issued.code, formatTime(new Date(issued.validUntil).toISOString()))}
+      ${t('serviceCodeIs')} <strong class="service-code-value">${issued.code}</strong>, ${t('serviceCodeUntil', formatTime(new Date(issued.validUntil).toISOString()))}
       <button type="button" data-action="hide-service-code" onClick=${() => setIssued(null)}>${t('hideCode')}</button>
     </span>`}
   </span>`;
