@@ -6,8 +6,10 @@
  * A power cut in the middle of a load leaves the cell flagged and the order New; the technician
  * opens the cell and records the parcel found: the order is Courier loaded in that cell, the
  * marketplace hears order-status 3 (locker and cell) and the pick-up code once, and the customer's
- * code opens the cell. "Empty" clears the flag; a barcode of no order keeps it and alerts. Wrong,
- * expired and other lockers' service codes open nothing, under the keypad's back-off.
+ * code opens the cell. With the link down the locker records "empty" (the flag leaves) and a
+ * barcode of no order (the cell stays flagged), and the cloud applies both once the link is back
+ * (the latter as an alert). Wrong, expired and other lockers' service codes open nothing, under
+ * the keypad's back-off.
  */
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
@@ -160,27 +162,37 @@ describe.each(worlds)("a technician's inventory on %s over the %s broker", (engi
     expect(JSON.stringify(audit.body)).not.toContain(code);
   }, 90_000);
 
-  it('"empty" clears the flag; the order stays New and loadable; a barcode of no order keeps the cell flagged and alerts', async () => {
+  it('offline: a barcode of no order keeps the cell flagged, "empty" clears it; the cloud hears both once the link is back', async () => {
     const { rig, cellId, orderId } = await cutLoad(`INV-2-${broker}`);
     const { code } = (await issueCode(rig.lockerId)).body as { code: string };
     await w.converged(rig);
+    // The technician works with the link down: the locker records, the cloud hears it later.
+    rig.proxy.block();
+    rig.proxy.cut();
+    await eventually(async () => !rig.agent.link!.connected && (await w.locker(rig.lockerId)).online === 0, 'the link down on both sides');
     await signInService(rig, code);
     await lookInto(rig, cellId, 'NOT-AN-ORDER-1');
     const unplaced = await rig.post('/api/inventory/record', { outcome: 'found' });
     expect(unplaced.view).toEqual({ screen: 'service', cells: [{ cellId, flags: ['needs_inventory'] }], notice: { kind: 'inventoried', cellId, outcome: 'found', barcode: 'NOT-AN-ORDER-1', placed: false } });
-    await w.converged(rig);
-    expect(await cloudFlags(rig.lockerId, cellId)).toEqual(['needs_inventory']);
-    const alerts = await w.call('GET', `/operator/lockers/${rig.lockerId}/alerts`, undefined, 'operator');
-    expect(alerts.body.items.filter((a: { kind: string }) => a.kind === 'inventory.unplaced_parcel')).toMatchObject([{ cellId, severity: 'warning', detail: { barcode: 'NOT-AN-ORDER-1' } }]);
-
     await lookInto(rig, cellId, null);
     expect((await rig.post('/api/inventory/record', { outcome: 'found' })).error).toEqual({ code: 'no_barcode' });
     const empty = await rig.post('/api/inventory/record', { outcome: 'empty' });
     expect(empty.view).toEqual({ screen: 'service', cells: [], notice: { kind: 'inventoried', cellId, outcome: 'empty', barcode: null, placed: false } });
+    await rig.post('/api/home');
+    expect(await inboxOf(rig.lockerId, 'cell.inventoried')).toEqual([]);
+    expect(await cloudFlags(rig.lockerId, cellId)).toEqual(['needs_inventory']);
+
+    rig.proxy.unblock();
     await w.converged(rig);
+    expect((await inboxOf(rig.lockerId, 'cell.inventoried')).map((e) => [e.outcome, e.barcode, e.orderId])).toEqual([
+      ['found', 'NOT-AN-ORDER-1', null],
+      ['empty', null, null],
+    ]);
     expect(await cloudFlags(rig.lockerId, cellId)).toEqual([]);
+    expect(rig.agent.store.cells.get(cellId)?.flags).toEqual([]);
     expect((await orderDetail(orderId)).state).toBe(OrderState.New);
-    expect((await inboxOf(rig.lockerId, 'cell.inventoried')).map((e) => e.outcome)).toEqual(['found', 'empty']);
+    const alerts = await w.call('GET', `/operator/lockers/${rig.lockerId}/alerts`, undefined, 'operator');
+    expect(alerts.body.items.filter((a: { kind: string }) => a.kind === 'inventory.unplaced_parcel')).toMatchObject([{ cellId, severity: 'warning', detail: { barcode: 'NOT-AN-ORDER-1' } }]);
   }, 90_000);
 
   it('refuses wrong codes under the back-off, an expired code, another locker\'s code, an unflagged cell, and an agent that has not announced the command', async () => {
