@@ -380,6 +380,8 @@ export class LightLocker {
       case 'cell.flags':
       case 'order.handover':
         return; // a light locker has no cells of its own
+      case 'service.code':
+        return; // nor a screen
     }
   }
 

@@ -96,9 +96,13 @@ export const ResultCode = {
 } as const;
 export type ResultCode = (typeof ResultCode)[keyof typeof ResultCode];
 
-/** Kinds of code typed on the locker keypad; they are entered behind separate choices. */
+/**
+ * Kinds of code typed on the locker keypad; they are entered behind separate choices. A service
+ * code is a technician's, issued for one locker by an operator for a short while.
+ */
 export const CodeKind = {
   Courier: 'courier',
   Customer: 'customer',
+  Service: 'service',
 } as const;
 export type CodeKind = (typeof CodeKind)[keyof typeof CodeKind];

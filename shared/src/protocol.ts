@@ -128,6 +128,9 @@ export type CourierGrant = z.infer<typeof courierGrantSchema>;
 export const CELL_OPEN_REASONS = ['customer_support', 'courier_support', 'inventory', 'maintenance', 'other'] as const;
 export type CellOpenReason = (typeof CELL_OPEN_REASONS)[number];
 
+/** Longest a service code lives: `validUntil` further ahead of the locker's clock is cut to this. */
+export const SERVICE_CODE_MAX_TTL_MS = 12 * 60 * 60_000;
+
 /** Longest a `cell.open` may wait for its locker; also the largest `notAfter - now` a locker accepts. */
 export const CELL_OPEN_MAX_AGE_MS = 60 * 60_000;
 
@@ -155,6 +158,12 @@ export const commandBodySchema = z.discriminatedUnion('type', [
    * open). Judged by age like `cell.open`; the outcome comes back as an `order.handover` event.
    */
   z.object({ type: z.literal('order.handover'), orderId: z.string().min(1).max(64), notAfter: epochMs }),
+  /**
+   * A technician's service code for this locker, issued by an operator: its hash (codeHash with
+   * kind `service`) and the instant it stops opening the service menu. The code itself never
+   * leaves the operator's answer. `codeId` names it in the locker's events.
+   */
+  z.object({ type: z.literal('service.code'), codeId: z.string().min(1).max(64), codeHash: sha256Hex, validUntil: epochMs }),
 ]);
 export type CommandBody = z.infer<typeof commandBodySchema>;
 export type CommandType = CommandBody['type'];
@@ -250,6 +259,28 @@ export const eventBodySchema = z.discriminatedUnion('type', [
    * within a marketplace); the screen asked the courier to choose. Order ids only, no barcode.
    */
   z.object({ type: z.literal('barcode.ambiguous'), orderIds: z.array(z.string().min(1)).min(2), grantId: z.string().min(1) }),
+  /**
+   * One service code typed at the screen: accepted (`codeId` names it), wrong, or expired (a code
+   * the locker knows whose time is over: `codeId` names it). The code itself is never reported.
+   */
+  z.object({ type: z.literal('service.attempt'), outcome: z.enum(['accepted', 'wrong', 'expired']), codeId: z.string().min(1).max(64).nullable() }),
+  /** Wrong service codes passed the locker's daily threshold (as `keypad.alarm` for the other kinds). */
+  z.object({ type: z.literal('service.alarm'), failuresToday: z.number().int().positive() }),
+  /**
+   * A technician signed in with service code `codeId` looked into a flagged cell: `empty`, or
+   * `found` with the parcel's `barcode` (scanned or typed). `orderId`: the order the locker holds
+   * that parcel for (a parcel of it not yet in a cell), which the locker now records in the cell
+   * as if loaded; null when the locker knows no such order (or more than one): the cell stays
+   * flagged and the cloud raises an alert.
+   */
+  z.object({
+    type: z.literal('cell.inventoried'),
+    cellId,
+    outcome: z.enum(['empty', 'found']),
+    barcode: z.string().min(1).max(128).nullable(),
+    orderId: z.string().min(1).max(64).nullable(),
+    codeId: z.string().min(1).max(64),
+  }),
 ]);
 export type EventBody = z.infer<typeof eventBodySchema>;
 export type EventType = EventBody['type'];

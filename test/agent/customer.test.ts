@@ -95,7 +95,7 @@ describe('keypad back-off (agent clock moved by hand)', () => {
     // while waiting, codes are not even checked
     const waiting = await wrong();
     expect(waiting.error).toEqual({ code: 'wait', waitMs: MINUTE });
-    expect(waiting.waitMs).toEqual({ courier: 0, customer: MINUTE });
+    expect(waiting.waitMs).toEqual({ courier: 0, customer: MINUTE, service: 0 });
     h.clock.advance(MINUTE);
     expect((await wrong()).error).toEqual({ code: 'wrong_code', waitMs: 2 * MINUTE });
     h.clock.advance(2 * MINUTE);

@@ -300,7 +300,7 @@ function checkNotifications(run: RunRecord, counts: Counts, flag: Flag): void {
   for (const l of run.lockers) {
     for (const e of l.agent.outbox) {
       const status = FACT_STATUS[e.type];
-      if (!status || !('orderId' in e) || !('barcode' in e)) continue;
+      if (!status || !('orderId' in e) || !('barcode' in e) || e.orderId === null || e.barcode === null) continue;
       const ext = run.externalIds.get(e.orderId) ?? `unknown order ${e.orderId}`;
       const key = `status ${ext} ${e.barcode} ${status}`;
       if (expected.has(key)) flag('duplicated', `locker ${l.lockerId}: the fact "${key}" was recorded twice`);

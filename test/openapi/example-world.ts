@@ -34,8 +34,8 @@ const exampleRandom = (): RandomSource => {
 export async function startExampleCloud(): Promise<TestCloud> {
   const fleet = JSON.parse(readFileSync('deploy/fleet.example.json', 'utf8')) as FleetInput;
   const tc = await startTestCloud('sqlite', { fleet, now: EXAMPLES_NOW, random: exampleRandom() });
-  // Locker 101's agent has said hello and announced cell.open (no agent runs here).
-  await tc.db.db.updateTable('lockers').set({ command_types: JSON.stringify(['cell.open', 'cell.flags', 'order.upsert']) }).where('id', '=', 101).execute();
+  // Locker 101's agent has said hello and announced cell.open and service.code (no agent runs here).
+  await tc.db.db.updateTable('lockers').set({ command_types: JSON.stringify(['cell.open', 'cell.flags', 'order.upsert', 'service.code']) }).where('id', '=', 101).execute();
   return tc;
 }
 

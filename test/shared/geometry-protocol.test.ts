@@ -140,7 +140,7 @@ describe('protocol schemas', () => {
   };
 
   it('announce every command type, the base ones among them', () => {
-    expect(COMMAND_TYPES).toEqual(['locker.config', 'order.upsert', 'order.remove', 'courier.grant', 'courier.revoke', 'cell.flags', 'cell.open', 'order.handover']);
+    expect(COMMAND_TYPES).toEqual(['locker.config', 'order.upsert', 'order.remove', 'courier.grant', 'courier.revoke', 'cell.flags', 'cell.open', 'order.handover', 'service.code']);
     for (const t of BASE_COMMAND_TYPES) expect(COMMAND_TYPES).toContain(t);
   });
 

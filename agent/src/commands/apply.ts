@@ -17,9 +17,11 @@
  *   of a fault does not clear it;
  * - locker.config drops cells that left the layout unless a parcel is still in them;
  * - cell.open and order.handover (physical actions) are refused when stale by the locker's clock
- *   (cell-open.ts, order-handover.ts).
+ *   (cell-open.ts, order-handover.ts);
+ * - service.code keeps a technician's code hash until its end, cut to SERVICE_CODE_MAX_TTL_MS
+ *   from the locker's clock (a code never opens the service menu for longer, whatever the clocks).
  */
-import type { Command, Snapshot } from '../../../shared/src/protocol.js';
+import { SERVICE_CODE_MAX_TTL_MS, type Command, type Snapshot } from '../../../shared/src/protocol.js';
 import { traceparentOf } from '../../../shared/src/tracing.js';
 import type { LockerStore } from '../store/index.js';
 import { acceptCellOpen } from './cell-open.js';
@@ -75,6 +77,9 @@ function applyBody(store: LockerStore, body: Command): void {
     case 'order.handover':
       // Judged by age now; the doors open after the commit (locker/handovers.ts).
       acceptHandover(store, { cseq: body.cseq, orderId: body.orderId, notAfter: body.notAfter });
+      return;
+    case 'service.code':
+      store.serviceCodes.upsert({ codeId: body.codeId, codeHash: body.codeHash, validUntil: Math.min(body.validUntil, store.clock.now() + SERVICE_CODE_MAX_TTL_MS) });
       return;
   }
 }

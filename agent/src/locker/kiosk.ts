@@ -1,6 +1,6 @@
 /**
- * The locker's one screen session: courier and customer flows as a small state machine that the
- * screen's JSON API drives and the door supervisor and scanner feed. One person stands at the
+ * The locker's one screen session: courier, customer and technician flows as a small state machine
+ * that the screen's JSON API drives and the door supervisor and scanner feed. One person stands at the
  * locker at a time, so there is one session; actions run one after another, never interleaved.
  */
 import type { Logger } from 'pino';
@@ -12,6 +12,7 @@ import type { Clock } from '../clock.js';
 import type { LockerStore } from '../store/index.js';
 import { chooseCell, type CellSituation } from './cell-choice.js';
 import type { DoorChange, DoorSupervisor } from './doors.js';
+import { flaggedCells, recordInventory, type FlaggedCell } from './inventory.js';
 import type { Keypad } from './keypad.js';
 import type { CellOperations } from './operations.js';
 import { checkChosenLoad, checkLoad, orderForPickup, pickupFor, returnsFor, type CellParcels, type LoadDecision, type LoadTime } from './rules.js';
@@ -33,7 +34,17 @@ export type KioskView =
       /** The courier will not leave the parcel here: `bigger` opens a bigger cell once this one is closed. */
       aborted: 'bigger' | 'cancel' | null;
     }
-  | { screen: 'take_open'; kind: 'pickup' | 'return'; cells: number[]; failedCells: number[] };
+  | { screen: 'take_open'; kind: 'pickup' | 'return'; cells: number[]; failedCells: number[] }
+  /** A technician's service menu: the flagged cells, needs_inventory first, then faulty. */
+  | { screen: 'service'; cells: FlaggedCell[]; notice: ServiceNotice | null }
+  /**
+   * A flagged cell a technician opened: `barcode` is what was scanned or typed since; the finding
+   * is recorded once the door is closed again (`doorOpen` false).
+   */
+  | { screen: 'inventory'; cellId: number; doorOpen: boolean; barcode: string | null };
+
+/** What the technician's last inventory recorded; `placed`: the locker knows the parcel's order. */
+export type ServiceNotice = { kind: 'inventoried'; cellId: number; outcome: 'empty' | 'found'; barcode: string | null; placed: boolean };
 
 /** One order a scanned barcode may belong to, as the courier can tell it from the parcel's label. */
 export interface LoadCandidate {
@@ -62,6 +73,10 @@ export type KioskError =
   | { code: 'door_unknown'; cells: number[] }
   | { code: 'nothing_to_collect' }
   | { code: 'nothing_to_pick_up' }
+  /** The technician chose a cell that is not (or no longer) flagged, or one an operation holds. */
+  | { code: 'not_flagged' }
+  /** "Parcel found" with no barcode scanned or typed. */
+  | { code: 'no_barcode' }
   | { code: 'internal' };
 
 export interface KioskState {
@@ -93,6 +108,8 @@ export class Kiosk {
   private view: KioskView = { screen: 'start' };
   private error: KioskError | null = null;
   private grantId: string | null = null;
+  /** The service code a technician signed in with. */
+  private serviceCodeId: string | null = null;
   private busy = false;
   private lastActivity = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -139,7 +156,7 @@ export class Kiosk {
       view: this.view,
       error: this.error,
       busy: this.busy,
-      waitMs: { courier: this.keypad.waitMs('courier'), customer: this.keypad.waitMs('customer') },
+      waitMs: { courier: this.keypad.waitMs('courier'), customer: this.keypad.waitMs('customer'), service: this.keypad.waitMs('service') },
       returns: grant ? returnsFor(this.store, grant).reduce((n, c) => n + c.parcels.length, 0) : 0,
     };
   }
@@ -162,6 +179,7 @@ export class Kiosk {
         return;
       }
       if (kind === 'courier') this.courierCode(code);
+      else if (kind === 'service') this.serviceCode(code);
       else await this.customerCode(code);
     });
   }
@@ -172,6 +190,10 @@ export class Kiosk {
    */
   scan(barcode: string): Promise<KioskState> {
     return this.act(async () => {
+      if (this.view.screen === 'inventory') {
+        if (this.requireService()) this.view = { ...this.view, barcode: barcode.trim() };
+        return;
+      }
       if (this.view.screen !== 'courier' && this.view.screen !== 'load_choice') return;
       const grant = this.requireGrant();
       if (!grant) return;
@@ -209,6 +231,45 @@ export class Kiosk {
     });
   }
 
+  /** A technician opens a flagged cell to look into it (an open supervised like any other). */
+  openForInventory(cellId: number): Promise<KioskState> {
+    return this.act(async () => {
+      if (this.view.screen !== 'service' || !this.requireService()) return;
+      const cell = this.store.cells.get(cellId);
+      if (!cell || !flaggedCells(this.store).some((c) => c.cellId === cellId) || this.store.journal.busyCells().has(cellId)) {
+        this.error = { code: 'not_flagged' };
+        this.view = this.serviceMenu(null);
+        return;
+      }
+      const seen: { outcome: 'opened' | 'jammed' | 'unknown' | 'failed' } = { outcome: 'failed' };
+      await this.ops.openForService(cell, (o) => (seen.outcome = o));
+      const { outcome } = seen;
+      if (outcome === 'opened') this.view = { screen: 'inventory', cellId, doorOpen: true, barcode: null };
+      else {
+        this.view = this.serviceMenu(null);
+        this.error = outcome === 'unknown' ? { code: 'door_unknown', cells: [cellId] } : { code: 'door_fault', cells: [cellId] };
+      }
+    });
+  }
+
+  /** The technician's finding in the opened cell, once its door is closed again. */
+  recordInventory(outcome: 'empty' | 'found'): Promise<KioskState> {
+    return this.act(() => {
+      const v = this.view;
+      if (v.screen !== 'inventory' || v.doorOpen) return;
+      const codeId = this.requireService();
+      if (!codeId) return;
+      if (outcome === 'found' && !v.barcode) {
+        this.error = { code: 'no_barcode' };
+        return;
+      }
+      const finding = outcome === 'found' ? { outcome, barcode: v.barcode! } : { outcome };
+      const r = recordInventory(this.store, this.clock.now(), v.cellId, finding, codeId);
+      this.logger.info({ cellId: v.cellId, outcome, orderId: r.orderId, cleared: r.cleared }, 'cell inventoried');
+      this.view = this.serviceMenu({ kind: 'inventoried', cellId: v.cellId, outcome, barcode: outcome === 'found' ? v.barcode : null, placed: r.orderId !== null });
+    });
+  }
+
   /** The open cell is too small: nothing is recorded when it closes, then a bigger one opens. */
   doesNotFit(): Promise<KioskState> {
     return this.abortLoad('bigger');
@@ -219,10 +280,13 @@ export class Kiosk {
     return this.abortLoad('cancel');
   }
 
-  /** Back: from a courier's open cells to the courier's menu, from anything else to the start. */
+  /** Back: from a courier's open cells to the courier's menu, from a looked-into cell to the service menu, from anything else to the start. */
   back(): Promise<KioskState> {
     return this.act(() => {
-      if (this.view.screen === 'load_choice') this.view = { screen: 'courier', notice: null };
+      if (this.view.screen === 'inventory') {
+        if (this.view.doorOpen) return; // the door decides
+        if (this.requireService()) this.view = this.serviceMenu(null);
+      } else if (this.view.screen === 'load_choice') this.view = { screen: 'courier', notice: null };
       else if (this.view.screen === 'load_open' || (this.view.screen === 'take_open' && this.view.kind === 'return')) {
         if (this.view.screen === 'load_open' && this.view.aborted === null) return; // the door decides
         this.view = { screen: 'courier', notice: null };
@@ -264,6 +328,35 @@ export class Kiosk {
   private reset(): void {
     this.view = { screen: 'start' };
     this.grantId = null;
+    this.serviceCodeId = null;
+  }
+
+  private serviceMenu(notice: ServiceNotice | null): KioskView {
+    return { screen: 'service', cells: flaggedCells(this.store), notice };
+  }
+
+  /** The signed-in technician's code id while the code lasts; an ended one ends the session. */
+  private requireService(): string | null {
+    const code = this.serviceCodeId === null ? null : this.store.serviceCodes.get(this.serviceCodeId);
+    if (code && code.validUntil > this.clock.now()) return code.codeId;
+    this.reset();
+    this.error = { code: 'session_expired' };
+    return null;
+  }
+
+  private serviceCode(code: string): void {
+    const hash = codeHash('service', this.settings.lockerId, code);
+    const valid = this.store.serviceCodes.valid(hash, this.clock.now());
+    if (!valid) {
+      const known = this.store.serviceCodes.known(hash);
+      const waitMs = this.keypad.record('service', false, { outcome: known ? 'expired' : 'wrong', codeId: known?.codeId ?? null });
+      this.error = known ? { code: 'code_expired' } : { code: 'wrong_code', waitMs };
+      return;
+    }
+    this.keypad.record('service', true, { outcome: 'accepted', codeId: valid.codeId });
+    this.serviceCodeId = valid.codeId;
+    this.logger.info({ codeId: valid.codeId }, 'technician signed in');
+    this.view = this.serviceMenu(null);
   }
 
   private activeGrant(): CourierGrant | null {
@@ -428,6 +521,11 @@ export class Kiosk {
       }
       return;
     }
+    if (v.screen === 'inventory' && v.cellId === c.cellId && v.doorOpen) {
+      this.lastActivity = this.clock.now();
+      this.view = { ...v, doorOpen: false };
+      return;
+    }
     if (v.screen === 'take_open' && v.cells.includes(c.cellId)) {
       this.lastActivity = this.clock.now();
       if (!v.cells.every((id) => this.store.cells.get(id)?.door !== 'open')) return;
@@ -443,7 +541,13 @@ export class Kiosk {
       this.error = { code: 'session_expired' };
       return;
     }
-    const waiting = this.view.screen === 'load_open' || this.view.screen === 'take_open';
+    const inventoryOpen = this.view.screen === 'inventory' && this.view.doorOpen;
+    if (this.serviceCodeId !== null && !inventoryOpen && (this.store.serviceCodes.get(this.serviceCodeId)?.validUntil ?? 0) <= this.clock.now()) {
+      this.reset();
+      this.error = { code: 'session_expired' };
+      return;
+    }
+    const waiting = this.view.screen === 'load_open' || this.view.screen === 'take_open' || inventoryOpen;
     if (!waiting && this.clock.now() - this.lastActivity >= this.settings.idleMs) {
       this.reset();
       this.error = null;

@@ -19,7 +19,7 @@ import type { Kiosk, KioskState } from '../locker/kiosk.js';
  */
 export type ScreenState = KioskState & { lang: Language; languages: Language[]; offline: boolean };
 
-const kindSchema = z.enum(['courier', 'customer']);
+const kindSchema = z.enum(['courier', 'customer', 'service']);
 
 export class ScreenServer {
   private app: { close(): Promise<unknown> } | undefined;
@@ -75,6 +75,12 @@ export class ScreenServer {
     );
     api.post('/api/choose-order', { schema: { body: z.object({ orderId: z.string().min(1).max(128) }) } }, async (req) =>
       this.withLang(await this.kiosk.chooseOrder(req.body.orderId)),
+    );
+    api.post('/api/inventory/open', { schema: { body: z.object({ cellId: z.int().min(1).max(100_000) }) } }, async (req) =>
+      this.withLang(await this.kiosk.openForInventory(req.body.cellId)),
+    );
+    api.post('/api/inventory/record', { schema: { body: z.object({ outcome: z.enum(['empty', 'found']) }) } }, async (req) =>
+      this.withLang(await this.kiosk.recordInventory(req.body.outcome)),
     );
     api.post('/api/returns', async () => this.withLang(await this.kiosk.collectReturns()));
     api.post('/api/does-not-fit', async () => this.withLang(await this.kiosk.doesNotFit()));

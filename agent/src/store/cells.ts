@@ -140,6 +140,18 @@ export class Cells {
     return this.get(id)!.flags;
   }
 
+  /**
+   * A technician looked into the cell: the flag leaves both lists at once (the cloud, told by the
+   * `cell.inventoried` event, sends its own list without it). Returns whether it was there.
+   */
+  clearInspectedFlag(id: number, flag: CellFlag): boolean {
+    const cell = this.get(id);
+    if (!cell || !cell.flags.includes(flag)) return false;
+    const without = (fs: CellFlag[]): string => JSON.stringify(fs.filter((f) => f !== flag));
+    this.db.prepare('update cells set local_flags = ?, cloud_flags = ? where id = ?').run(without(cell.localFlags), without(cell.cloudFlags), id);
+    return true;
+  }
+
   setDoor(id: number, door: DoorState, since: number | null, opts: { expected?: boolean; alarm?: number } = {}): void {
     this.db
       .prepare('update cells set door = ?, door_since = ?, door_expected = ?, door_alarm = ? where id = ?')

@@ -132,6 +132,15 @@ const MIGRATIONS: string[] = [
   -- the courier's load of the order joins that trace.
   alter table orders add column trace text;
   `,
+  `
+  -- Technicians' service codes from the cloud (service.code): only their hashes.
+  create table service_codes (
+    code_id text primary key,
+    code_hash text not null,
+    valid_until integer not null
+  );
+  create index service_codes_hash on service_codes (code_hash);
+  `,
 ];
 
 /** The store's schema: how many migrations this agent knows. */

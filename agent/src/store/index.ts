@@ -15,6 +15,7 @@ import { Meta } from './meta.js';
 import { Orders } from './orders.js';
 import { Outbox } from './outbox.js';
 import { Parcels } from './parcels.js';
+import { ServiceCodes } from './service-codes.js';
 
 export { DOOR_ALARM, type Cell, type DoorState } from './cells.js';
 export type { StoredOrder, ParcelMatch } from './orders.js';
@@ -34,6 +35,7 @@ export class LockerStore {
   readonly journal: Journal;
   readonly keypad: KeypadLog;
   readonly boards: Boards;
+  readonly serviceCodes: ServiceCodes;
 
   constructor(
     readonly db: Sqlite,
@@ -48,6 +50,7 @@ export class LockerStore {
     this.journal = new Journal(db);
     this.keypad = new KeypadLog(db);
     this.boards = new Boards(db);
+    this.serviceCodes = new ServiceCodes(db);
   }
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */

@@ -99,7 +99,7 @@ export class Orders {
     return this.matches(rows);
   }
 
-  /** Parcels of every marketplace answering to a barcode (diagnostics; a courier's scan uses findByBarcodeOf). */
+  /** Parcels of every marketplace answering to a barcode (a technician's inventory; a courier's scan uses findByBarcodeOf). */
   findByBarcode(code: string): ParcelMatch[] {
     const rows = this.db.prepare('select order_id, parcel from barcodes where code = ? order by order_id, parcel').all(code) as { order_id: string; parcel: string }[];
     return this.matches(rows);

@@ -3,7 +3,7 @@
  * grants) leave when the cloud removes them or they expire, journal rows when their operation
  * resolves; what else grows with traffic is swept here: events the cloud acknowledged (kept some
  * days for diagnosis and for a cloud restored from a backup to ask again), the keypad's daily
- * alarm marks, and the free pages the deletes leave.
+ * alarm marks, service codes a day past their end, and the free pages the deletes leave.
  */
 import type { LockerStore } from './index.js';
 import { releaseFreePages } from './database.js';
@@ -25,6 +25,7 @@ export interface SweepResult {
 export function sweepStore(store: LockerStore, retention: StoreRetention, now: number): SweepResult {
   const events = store.tx(() => store.outbox.pruneAcked(now - retention.ackedEventDays * DAY_MS, retention.batchSize));
   const alarmDays = store.tx(() => store.keypad.pruneAlarms(new Date(now - 31 * DAY_MS).toISOString().slice(0, 10)));
-  if (events + alarmDays > 0) releaseFreePages(store.db);
+  const serviceCodes = store.tx(() => store.serviceCodes.prune(now - DAY_MS));
+  if (events + alarmDays + serviceCodes > 0) releaseFreePages(store.db);
   return { events, alarmDays };
 }

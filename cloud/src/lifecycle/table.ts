@@ -35,7 +35,7 @@ export const EVENT_SOURCES: Record<LifecycleEvent, string> = {
   'storage.extend': 'API: order/extension',
   'reservation.release': 'clock: reservation sweep, after dateDelivery (locker time) plus the grace',
   'reservation.displaced': "locker: a load into a cell reserved for this order's pending parcel",
-  'parcel.loaded': 'locker fact parcel.loaded',
+  'parcel.loaded': "locker fact parcel.loaded (a courier's load), or cell.inventoried found (a technician recorded the parcel in a flagged cell: docs/agent.md, Service menu)",
   'parcel.received': 'locker fact parcel.received (a customer took it)',
   'parcel.returned': 'locker fact parcel.returned (a courier collected it)',
   'storage.expired': 'clock: holdUntil has passed; sandbox: storage runs out now (docs/sandbox.md)',

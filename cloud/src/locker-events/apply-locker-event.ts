@@ -11,6 +11,7 @@ import { lockerById, type Locker } from '../repositories/lockers.js';
 import type { ApplyEvent, EventBatch } from '../sync/up-stream.js';
 import { recordAlert } from './alerts.js';
 import { applyCellFlags } from './cell-facts.js';
+import { applyCellInventoried } from './cell-inventoried.js';
 import type { EventContext, LockerEventDeps } from './context.js';
 import { applyParcelLoaded } from './parcel-loaded.js';
 import { applyParcelTaken } from './parcel-taken.js';
@@ -69,6 +70,12 @@ async function dispatch(ctx: EventContext): Promise<void> {
       });
     case 'keypad.alarm':
       return recordAlert(ctx, { kind: event.type, severity: 'warning', dedup: event.kind, detail: { kind: event.kind, failuresToday: event.failuresToday } });
+    case 'cell.inventoried':
+      return applyCellInventoried({ ...ctx, event });
+    case 'service.attempt':
+      return recordAlert(ctx, { kind: event.type, severity: 'info', detail: { outcome: event.outcome, codeId: event.codeId } });
+    case 'service.alarm':
+      return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { failuresToday: event.failuresToday } });
     case 'barcode.ambiguous':
       // Operators look into why one barcode names several loadable orders of a courier's marketplaces.
       return recordAlert(ctx, { kind: event.type, severity: 'warning', detail: { orderIds: event.orderIds, grantId: event.grantId } });

@@ -43,6 +43,21 @@ export async function applyCellFlags(ctx: EventContext<EventOf<'cell.flags'>>): 
 }
 
 /**
+ * A technician looked into the cell (`cell.inventoried`): needs_inventory leaves it, marked as the
+ * locker's change. Returns the flags left, or null when the cell is unknown.
+ */
+export async function clearNeedsInventory(ctx: EventContext, cellId: number, reason: string): Promise<CellFlag[] | null> {
+  const cell = await findCell(ctx.tx, ctx.locker.id, cellId);
+  if (!cell) return null;
+  const after = cell.flags.filter((f) => f !== CellFlag.NeedsInventory);
+  if (after.length !== cell.flags.length) await setFlags(ctx, cellId, cell.flags, after, reason);
+  return after;
+}
+
+/** Whether any flag the locker raises itself is among `flags`. */
+export const lockerRaised = (flags: readonly CellFlag[]): boolean => flags.some((f) => RAISED_BY_LOCKER.includes(f));
+
+/**
  * Something the cloud cannot place is in the cell (a parcel of an unknown order, or of an order
  * at another locker): the cell needs an inventory before anything is allocated into it.
  */

@@ -26,6 +26,7 @@ export interface AuditRefs {
 export const AUDIT_ACTIONS = [
   'cell.flags',
   'cell.open',
+  'service.code',
   'alert.acknowledge',
   'alert.resolve',
   'alert.assign',
@@ -60,6 +61,7 @@ export async function audit(tx: Tx, actor: Actor, at: number, action: AuditActio
 
 export const targets = {
   cell: (lockerId: number, cellId: number) => `locker:${lockerId}/cell:${cellId}`,
+  locker: (lockerId: number) => `locker:${lockerId}`,
   alert: (alertId: number) => `alert:${alertId}`,
   order: (orderId: string) => `order:${orderId}`,
   notifications: 'notifications',

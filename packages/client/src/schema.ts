@@ -1373,6 +1373,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/operator/lockers/{lockerId}/service-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a technician's service code for one locker's screen; the answer is the only place the code is shown
+         * @description Draws a 8-digit code valid for `minutes` and sends the locker only its hash and end (a `service.code` command). Typed at the locker's screen behind "Service", it opens the service menu: the flagged cells (needs_inventory first, then faulty), each to open and record as empty or holding a parcel (a `cell.inventoried` event). The cloud keeps no copy of the code; the audit log keeps its id and end. Refused while the locker's agent has not announced service.code.
+         */
+        post: operations["issueServiceCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "order-status": {
@@ -2427,6 +2447,42 @@ export type components = {
             /** @constant */
             kind: "city";
             city: string;
+        };
+        /**
+         * @example {
+         *       "lockerId": 1001,
+         *       "codeId": "0190f7a2-7c4e-7b1a-9d3e-5f2a1b0c9d8e",
+         *       "code": "40917352",
+         *       "validUntil": 1898845200000,
+         *       "cseq": 7
+         *     }
+         */
+        ServiceCode: {
+            lockerId: number;
+            /** @description names the code in the audit log and in the locker's events */
+            codeId: string;
+            /** @description the code to type at the screen: shown here once, kept nowhere */
+            code: string;
+            /** @description epoch ms; the locker refuses the code from then on */
+            validUntil: number;
+            cseq: number;
+        };
+        /**
+         * @example {
+         *       "minutes": 60,
+         *       "reason": "inventory after a power cut"
+         *     }
+         */
+        ServiceCodeRequestInput: {
+            /**
+             * @description how long the code opens the service menu
+             * @default 60
+             */
+            minutes: number;
+            /** @description why (kept in the audit log) */
+            reason?: string;
+            /** @description the operator's own words beside the reason (kept in the audit log) */
+            note?: string;
         };
         SpecialDays: {
             holidays: {
@@ -8536,7 +8592,7 @@ export interface operations {
                 /** @description the locker's actions: its cells, its alerts, its orders' extensions */
                 lockerId?: number;
                 orderId?: string;
-                action?: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                action?: "cell.flags" | "cell.open" | "service.code" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                 /** @description ISO 8601 with an offset; entries at or after it */
                 from?: string;
                 /** @description ISO 8601 with an offset; entries before it */
@@ -8570,7 +8626,7 @@ export interface operations {
                             at: string | null;
                             operator: string;
                             /** @enum {string} */
-                            action: "cell.flags" | "cell.open" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
+                            action: "cell.flags" | "cell.open" | "service.code" | "alert.acknowledge" | "alert.resolve" | "alert.assign" | "alert.note" | "order.extend" | "order.code" | "order.return" | "order.handover" | "notifications.redeliver" | "release.upload" | "rollout.create" | "rollout.pause" | "rollout.resume" | "rollout.abort" | "rollout.rollback";
                             /** @description locker:<id>/cell:<id>, alert:<id>, order:<id>, notifications, release:<id> or rollout:<id> */
                             target: string;
                             /** @description the action's reason: its fixed purpose where it has one (cell open), else the operator's words */
@@ -10562,6 +10618,118 @@ export interface operations {
             };
             /** @description Refused: the API key is missing or unknown, or its owner is not active. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused for now (code 4): the caller is over its rate limit. Nothing changed. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A failure of the service (code 2). The request may be sent again. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    issueServiceCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The caller's id for this request, kept when it is 1 to 128 printable ASCII characters without spaces; any other value, or none, is replaced by a new UUID (never refused). The answer carries the id in use, it is the reqId of the request's log line, and the notifications the request causes are sent with it. */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                lockerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServiceCodeRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The service.code command is recorded; the code is shown in this answer only, the locker gets its hash */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCode"];
+                };
+            };
+            /** @description Refused: a malformed request (code 3) or a refusal of the operation (its own codes). Nothing changed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the API key is missing or unknown, or its owner is not active. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Code 5: a viewer asked for an action, or a session request that changes something lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: the body is over BODY_LIMIT_BYTES (code 3). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -13,6 +13,25 @@ const TEXT = {
     chooseHint: 'Выберите, что вы хотите сделать',
     codeCourier: 'Введите код курьера',
     codeCustomer: 'Введите код получения',
+    service: 'Сервис',
+    codeService: 'Введите сервисный код',
+    serviceTitle: 'Ячейки для проверки',
+    serviceHint: 'Сначала ячейки, требующие инвентаризации, затем неисправные',
+    serviceNone: 'Ячеек для проверки нет',
+    flags: { needs_inventory: 'нужна инвентаризация', faulty: 'неисправна', dirty: 'грязная', blocked: 'заблокирована' },
+    cellWithFlags: (c, f) => `Ячейка ${c}: ${f}`,
+    inventoryOpen: (c) => `Ячейка ${c} открыта`,
+    inventoryLook: 'Осмотрите ячейку. Если в ней посылка — отсканируйте или введите её штрихкод. Затем закройте дверцу',
+    inventoryAsk: (c) => `Что в ячейке ${c}?`,
+    scanned: (b) => `Штрихкод: ${b}`,
+    recordEmpty: 'Ячейка пуста',
+    recordFound: (b) => (b ? `Посылка ${b} здесь` : 'Посылка здесь'),
+    inventoried: (n) =>
+      n.outcome === 'empty'
+        ? `Ячейка ${n.cellId} записана пустой`
+        : n.placed
+          ? `Посылка ${n.barcode} записана в ячейку ${n.cellId}`
+          : `Посылка ${n.barcode} не найдена среди заказов: ячейка ${n.cellId} остаётся на проверке, оператор уведомлён`,
     ok: 'OK',
     del: '⌫',
     back: 'Назад',
@@ -55,6 +74,8 @@ const TEXT = {
       door_unknown: (e) => `Дверца ${cellsText(e.cells)} могла открыться: замок не ответил. Ячейка отложена для проверки. Позвоните в поддержку`,
       nothing_to_collect: 'Возвратов для вас нет',
       nothing_to_pick_up: 'Этот заказ уже выдан',
+      not_flagged: 'Эта ячейка не требует проверки',
+      no_barcode: 'Сначала отсканируйте или введите штрихкод посылки',
       internal: 'Что-то пошло не так. Попробуйте ещё раз',
     },
     cellsOf: (cells) => (cells.length === 1 ? `ячейки ${cells[0]}` : `ячеек ${cells.join(', ')}`),
@@ -69,6 +90,25 @@ const TEXT = {
     chooseHint: 'Choose what you want to do',
     codeCourier: 'Enter your courier code',
     codeCustomer: 'Enter your pick-up code',
+    service: 'Service',
+    codeService: 'Enter your service code',
+    serviceTitle: 'Cells to check',
+    serviceHint: 'Cells that need an inventory first, then faulty ones',
+    serviceNone: 'No cell needs checking',
+    flags: { needs_inventory: 'needs inventory', faulty: 'faulty', dirty: 'dirty', blocked: 'blocked' },
+    cellWithFlags: (c, f) => `Cell ${c}: ${f}`,
+    inventoryOpen: (c) => `Cell ${c} is open`,
+    inventoryLook: "Look inside. If there is a parcel, scan or type its barcode. Then close the door",
+    inventoryAsk: (c) => `What is in cell ${c}?`,
+    scanned: (b) => `Barcode: ${b}`,
+    recordEmpty: 'The cell is empty',
+    recordFound: (b) => (b ? `Parcel ${b} is here` : 'A parcel is here'),
+    inventoried: (n) =>
+      n.outcome === 'empty'
+        ? `Cell ${n.cellId} recorded empty`
+        : n.placed
+          ? `Parcel ${n.barcode} recorded in cell ${n.cellId}`
+          : `Parcel ${n.barcode} matches no order: cell ${n.cellId} stays set aside, the operator is told`,
     ok: 'OK',
     del: '⌫',
     back: 'Back',
@@ -111,6 +151,8 @@ const TEXT = {
       door_unknown: (e) => `The door of ${cellsText(e.cells)} may have opened: the lock did not answer. The cell is set aside for inspection. Please call support`,
       nothing_to_collect: 'There are no returns for you',
       nothing_to_pick_up: 'This order has already been collected',
+      not_flagged: 'This cell does not need checking',
+      no_barcode: "Scan or type the parcel's barcode first",
       internal: 'Something went wrong. Please try again',
     },
     cellsOf: (cells) => (cells.length === 1 ? `cell ${cells[0]}` : `cells ${cells.join(', ')}`),
@@ -147,8 +189,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function button(label, action, cls = 'btn', extra = {}) {
-  return el('button', { class: cls, 'data-action': action, type: 'button', ...extra, onclick: () => send(action) }, label);
+function button(label, action, cls = 'btn', extra = {}, arg) {
+  return el('button', { class: cls, 'data-action': action, type: 'button', ...extra, onclick: () => send(action, arg) }, label);
 }
 
 async function api(path, body) {
@@ -163,6 +205,10 @@ async function api(path, body) {
 const ACTIONS = {
   courier: () => api('/api/choose', { kind: 'courier' }),
   customer: () => api('/api/choose', { kind: 'customer' }),
+  service: () => api('/api/choose', { kind: 'service' }),
+  'open-cell': (cellId) => api('/api/inventory/open', { cellId }),
+  'record-empty': () => api('/api/inventory/record', { outcome: 'empty' }),
+  'record-found': () => api('/api/inventory/record', { outcome: 'found' }),
   submit: () => api('/api/code', { kind: state.view.kind, code }),
   scan: () => api('/api/scan', { barcode }),
   returns: () => api('/api/returns'),
@@ -172,13 +218,13 @@ const ACTIONS = {
   home: () => api('/api/home'),
 };
 
-async function send(action) {
+async function send(action, arg) {
   if (action === 'submit' && code.length === 0) return;
   if (action === 'scan' && barcode.trim().length === 0) return;
   $('busy').hidden = false;
   $('busy-text').textContent = t().busy;
   try {
-    const next = await ACTIONS[action]();
+    const next = await ACTIONS[action](arg);
     if (action === 'submit') code = '';
     if (action === 'scan') barcode = '';
     if (next && next.view) apply(next);
@@ -215,6 +261,8 @@ function renderStart() {
     el('h1', {}, t().welcome),
     el('h2', {}, t().chooseHint),
     el('div', { class: 'row' }, button(t().customer, 'customer', 'btn huge'), button(t().courier, 'courier', 'btn huge secondary')),
+    // Discreet: only technicians with a service code from the operator use it.
+    el('div', { class: 'row service-entry' }, button(t().service, 'service', 'btn link')),
   ];
 }
 
@@ -230,7 +278,7 @@ function renderCode() {
   const side = el(
     'div',
     { class: 'side' },
-    el('h1', {}, kind === 'courier' ? t().codeCourier : t().codeCustomer),
+    el('h1', {}, kind === 'courier' ? t().codeCourier : kind === 'service' ? t().codeService : t().codeCustomer),
     display,
     errorBox(),
     wait > 0 && !state.error ? el('div', { class: 'error', 'data-error': 'wait' }, t().wait(formatWait(wait))) : null,
@@ -311,7 +359,60 @@ function renderTakeOpen() {
   ];
 }
 
-const SCREENS = { start: renderStart, code: renderCode, courier: renderCourier, load_choice: renderLoadChoice, load_open: renderLoadOpen, take_open: renderTakeOpen };
+// The technician's menu: one button per flagged cell, in the order the locker gives them.
+function renderService() {
+  const v = state.view;
+  const n = v.notice;
+  const notice = n ? el('div', { class: n.outcome === 'found' && !n.placed ? 'error' : 'notice', 'data-notice': n.kind }, t().inventoried(n)) : null;
+  const flagText = (flags) => flags.map((f) => t().flags[f] || f).join(', ');
+  const cells = v.cells.map((c) => button(t().cellWithFlags(c.cellId, flagText(c.flags)), 'open-cell', 'btn secondary choice', { 'data-cell': String(c.cellId) }, c.cellId));
+  return [
+    notice,
+    el('h1', {}, t().serviceTitle),
+    el('h2', {}, v.cells.length > 0 ? t().serviceHint : t().serviceNone),
+    v.cells.length > 0 ? el('div', { class: 'choices' }, cells) : null,
+    button(t().logout, 'home', 'btn secondary'),
+  ];
+}
+
+// A flagged cell the technician opened: look, scan or type a barcode, close, then say what is inside.
+function renderInventory() {
+  const v = state.view;
+  const input = el('input', { id: 'barcode', name: 'barcode', autocomplete: 'off', placeholder: t().barcode, 'aria-label': t().barcode, inputmode: 'text' });
+  input.value = barcode;
+  input.addEventListener('input', () => { barcode = input.value; });
+  input.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') send('scan'); });
+  setTimeout(() => input.focus(), 0);
+  const scanned = v.barcode ? el('div', { class: 'hint', 'data-barcode': v.barcode }, t().scanned(v.barcode)) : null;
+  const entry = el('div', { class: 'barcode' }, input, button(t().ok, 'scan', 'btn'));
+  if (v.doorOpen) {
+    return [el('div', { class: 'cell-badge', 'data-cell': String(v.cellId) }, String(v.cellId)), el('h1', {}, t().inventoryOpen(v.cellId)), el('div', { class: 'hint' }, t().inventoryLook), scanned, entry];
+  }
+  return [
+    el('div', { class: 'cell-badge', 'data-cell': String(v.cellId) }, String(v.cellId)),
+    el('h1', {}, t().inventoryAsk(v.cellId)),
+    scanned,
+    entry,
+    el(
+      'div',
+      { class: 'row' },
+      button(t().recordEmpty, 'record-empty', 'btn secondary'),
+      button(t().recordFound(v.barcode), 'record-found', 'btn', v.barcode ? {} : { disabled: '' }),
+    ),
+    button(t().back, 'back', 'btn secondary'),
+  ];
+}
+
+const SCREENS = {
+  start: renderStart,
+  code: renderCode,
+  courier: renderCourier,
+  load_choice: renderLoadChoice,
+  load_open: renderLoadOpen,
+  take_open: renderTakeOpen,
+  service: renderService,
+  inventory: renderInventory,
+};
 
 function renderHeader() {
   $('brand').textContent = t().brand;

@@ -10,6 +10,7 @@ import { subscribe } from '../live.js';
 import { FlagList } from './cell-flags.js';
 import { PositionView } from './cell-positions.js';
 import { placeOf } from './fleet.js';
+import { ServiceCodeButton } from './service-code.js';
 
 /** Lists come as {items, total, page, pageSize} or under a named field. */
 export const itemsOf = (data, ...names) => (Array.isArray(data) ? data : (data?.items ?? names.map((n) => data?.[n]).find(Array.isArray) ?? []));
@@ -269,6 +270,7 @@ export function LockerScreen({ lockerId, initialCell = null }) {
           <${Badge} kind=${l.online ? 'ok' : 'bad'}>${l.online ? t('online') : t('offline')}</${Badge}>
           ${l.since && html`<span class="muted small">${l.online ? t('onlineSince', formatAge(ageOf(l.since))) : t('offlineSince', formatAge(ageOf(l.since)))}</span>`}
           ${l.onlineCause && html`<span class="muted small" data-online-cause=${l.onlineCause}>${onlineCauseText(l)}</span>`}
+          <${ServiceCodeButton} lockerId=${lockerId} />
         </header>
         <${ViewSwitch} view=${view} onView=${chooseView} />
         ${view === 'positions'

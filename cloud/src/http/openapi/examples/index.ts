@@ -10,6 +10,7 @@ import { operatorExamples } from './operator.js';
 import { orderExamples } from './orders.js';
 import { postamatExamples } from './postamats.js';
 import { sandboxExamples } from './sandbox.js';
+import { serviceCodeExamples } from './service-codes.js';
 import type { OperationExamples } from './types.js';
 import { updateExamples } from './updates.js';
 
@@ -22,4 +23,5 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...consoleExamples,
   ...sandboxExamples,
   ...updateExamples,
+  ...serviceCodeExamples,
 };

@@ -4,6 +4,7 @@
  * folder; the services they call stay in their domain folders.
  *   session.ts        POST/GET/DELETE /session
  *   cells.ts          GET  /cells?flag=, PUT /postamats/:postamatId/cells/:cellId/flags, POST /lockers/:lockerId/cells/:cellId/open
+ *   service-codes.ts  POST /lockers/:lockerId/service-codes
  *   fleet.ts          GET  /fleet/map, POST /fleet/reload
  *   notifications.ts  GET  /notifications, POST /notifications/redeliver
  *   alerts.ts         GET  /alerts, POST /alerts/:alertId/acknowledge, POST /alerts/:alertId/resolve
@@ -20,6 +21,7 @@ import type { ServiceDeps } from '../../../services.js';
 import { requireJsonBody } from '../../error-handler.js';
 import { alertRoutes } from './alerts.js';
 import { cellRoutes } from './cells.js';
+import { serviceCodeRoutes } from './service-codes.js';
 import { fleetRoutes } from './fleet.js';
 import { notificationRoutes } from './notifications.js';
 import { sessionRoutes } from './session.js';
@@ -53,4 +55,5 @@ export const operatorRoutes: FastifyPluginAsyncZod<OperatorRoutesOptions> = asyn
   await app.register(streamRoutes, { deps });
   await app.register(updateRoutes, { deps });
   await app.register((await import('./health.js')).healthRoutes, { deps });
+  await app.register(serviceCodeRoutes, { deps });
 };
