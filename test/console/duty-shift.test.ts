@@ -135,11 +135,22 @@ describe.runIf(requires('chromium'))('a duty shift in the console (Chromium agai
     await page.waitForSelector(ready, WAIT);
   };
   const giveReason = async (text: string) => {
-    await page.fill('[data-dialog="reason"] textarea[name="reason"]', text);
+    const box = '[data-dialog="reason"] textarea[name="reason"]';
+    // The dialog focuses its first field once it has rendered; typing before that settles could
+    // race it on a busy machine, so the words are typed again until the field holds them.
+    await eventually(() => page.evaluate<boolean>(`document.activeElement?.closest('[data-dialog="reason"]') != null`), 'the dialog to take the focus');
+    await eventually(async () => {
+      if ((await page.inputValue(box)) === text) return true;
+      await page.fill(box, text);
+      return null;
+    }, 'the reason typed into the dialog');
     await page.click('[data-dialog="reason"] [data-action="confirm"]');
     // Closed when the action went through; an error stays in the dialog (said in the failure).
     await page.waitForSelector('[data-dialog="reason"]', { state: 'detached', ...WAIT }).catch(async (err: unknown) => {
-      throw new Error(`the dialog stayed open: ${await page.textContent('[data-dialog="reason"]')}`, { cause: err });
+      const fields = await page.evaluate<string>(
+        `[...document.querySelectorAll('[data-dialog="reason"] input, [data-dialog="reason"] textarea')].map((e) => e.name + '=' + JSON.stringify(e.value) + ' valid=' + e.validity.valid).join(', ')`,
+      );
+      throw new Error(`the dialog stayed open: ${await page.textContent('[data-dialog="reason"]')} (${fields})`, { cause: err });
     });
   };
   /**
