@@ -90,7 +90,14 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
   const logger = deps.logger ?? pino(loggerOptions('cloud', config.logLevel), destination({ dest: 1, sync: false }));
   const cdb =
     deps.database ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgSchema: config.pgSchema, poolSize: config.dbPoolSize }));
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: config.sqlitePath,
+      pgSchema: config.pgSchema,
+      poolSize: config.dbPoolSize,
+      callerShare: config.dbPoolCallerShare,
+      callerQueue: config.dbPoolCallerQueue,
+    }));
   const stack: (() => Promise<void>)[] = [];
   if (!deps.database) stack.push(() => cdb.close());
   const unwind = async (): Promise<void> => {

@@ -39,6 +39,15 @@ export const configSchema = z.object({
     .optional()
     .describe('PostgreSQL schema (created when missing), so that several installations can share one database'),
   dbPoolSize: int(1, 200).default(10).describe('PostgreSQL connections per process'),
+  dbPoolCallerShare: z.coerce
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe('the fraction of `DB_POOL_SIZE` one caller (a marketplace, partner or operator, the locker link, background work) may hold at once (rounded up, at least 1); the others get theirs in turn'),
+  dbPoolCallerQueue: int(1, 100_000)
+    .default(200)
+    .describe('requests of one API caller that may wait for the PostgreSQL pool; beyond it 429 with `Retry-After`'),
   fleetFile: z.string().optional().describe('the fleet file loaded at start and on reload (docs/fleet.md); unset, the database keeps what it has'),
   reservationGraceMinutes: int(0, 7 * 24 * 60)
     .default(60)
@@ -96,6 +105,8 @@ export const CONFIG_ENV = {
   sqlitePath: 'SQLITE_PATH',
   pgSchema: 'PG_SCHEMA',
   dbPoolSize: 'DB_POOL_SIZE',
+  dbPoolCallerShare: 'DB_POOL_CALLER_SHARE',
+  dbPoolCallerQueue: 'DB_POOL_CALLER_QUEUE',
   fleetFile: 'FLEET_FILE',
   reservationGraceMinutes: 'RESERVATION_GRACE_MINUTES',
   reservationSweepSeconds: 'RESERVATION_SWEEP_SECONDS',
