@@ -66,6 +66,9 @@ export const configSchema = z.object({
   httpMaxConnections: int(16, 1_000_000)
     .default(10_000)
     .describe('HTTP connections this process holds at once; beyond it a new connection is closed at once (keep it under the open-files limit)'),
+  httpMaxConnectionsPerAddress: int(0, 1_000_000)
+    .default(256)
+    .describe('HTTP connections one remote address holds at once; beyond it its new connection is closed at once; 0: no bound (behind a reverse proxy every connection comes from the proxy: set it above what the proxy opens, or 0, and bound clients at the proxy)'),
   metricsRequireKey: envFlag
     .default(false)
     .describe('`true`: `GET /metrics` needs an operator key (`X-Operator-Api-Key`, or `Authorization: Bearer <key>` as Prometheus sends it); `false`: open, like most exporters'),
@@ -116,6 +119,7 @@ export const CONFIG_ENV = {
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   httpMaxConnections: 'HTTP_MAX_CONNECTIONS',
+  httpMaxConnectionsPerAddress: 'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
   metricsRequireKey: 'METRICS_REQUIRE_KEY',
   idempotencyKeyHours: 'IDEMPOTENCY_KEY_HOURS',
   idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',
