@@ -194,10 +194,15 @@ function fairlyShared(pool: pg.Pool, poolSize: number, sharing: PoolSharing): Po
   return async () => {
     const scope = currentPoolCaller();
     let releaseSlot: ReleaseSlot;
+    // A request's queries sent at once wait as one request: only its first may be refused.
+    const bounded = (scope?.refusable ?? false) && scope?.waiting === 0;
+    if (scope) scope.waiting++;
     try {
-      releaseSlot = await checkout.acquire(scope?.caller ?? SYSTEM_CALLER, { bounded: scope?.refusable ?? false, nested: (scope?.held ?? 0) > 0 });
+      releaseSlot = await checkout.acquire(scope?.caller ?? SYSTEM_CALLER, { bounded, nested: (scope?.held ?? 0) > 0 });
     } catch (err) {
       throw err instanceof CheckoutQueueFull ? poolQueueFull() : err;
+    } finally {
+      if (scope) scope.waiting--;
     }
     let inner: PostgresPoolClient;
     try {

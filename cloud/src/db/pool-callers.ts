@@ -22,13 +22,15 @@ export interface PoolCaller {
   refusable: boolean;
   /** Connections this piece of work holds now (a second checkout while holding one is let through). */
   held: number;
+  /** Checkouts of this piece of work waiting now: a request counts once in its caller's queue. */
+  waiting: number;
 }
 
 const storage = new AsyncLocalStorage<PoolCaller>();
 
 /** Runs `fn` (and all the work it starts) as internal work of `caller`, with its own count of held connections. */
 export function runAsPoolCaller<T>(caller: string, fn: () => T): T {
-  return storage.run({ caller, refusable: false, held: 0 }, fn);
+  return storage.run({ caller, refusable: false, held: 0, waiting: 0 }, fn);
 }
 
 /** Runs `fn` (an API request's processing) with `scope` as its caller. */

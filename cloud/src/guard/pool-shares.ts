@@ -30,6 +30,7 @@ function scopeOf(req: FastifyRequest): PoolCaller {
     },
     refusable: true,
     held: 0,
+    waiting: 0,
   };
 }
 
