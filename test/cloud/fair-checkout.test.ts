@@ -80,13 +80,17 @@ describe('fair checkout', () => {
     const queued = [track(checkout, 'flood', order), track(checkout, 'flood', order)];
     await expect(checkout.acquire('flood', { bounded: true })).rejects.toBeInstanceOf(CheckoutQueueFull);
     // Another caller's queue is its own; internal work is never refused.
+    // Unbounded checkouts of the same caller (work under way) wait beyond the bound and do not fill it.
+    const underWay = track(checkout, 'flood', order, false);
+    await expect(checkout.acquire('flood', { bounded: true })).rejects.toBeInstanceOf(CheckoutQueueFull);
+    queued.push(underWay);
     const other = track(checkout, 'other', order);
     const system = [track(checkout, 'system', order, false), track(checkout, 'system', order, false), track(checkout, 'system', order, false)];
-    expect(checkout.stats()).toMatchObject({ held: 1, waiting: 6 });
+    expect(checkout.stats()).toMatchObject({ held: 1, waiting: 7 });
     holder();
     // One slot: each release hands it to the next caller in turn.
     const grants = { flood: queued, other: [other], system };
-    for (const expected of ['flood', 'other', 'system', 'flood', 'system', 'system'] as const) {
+    for (const expected of ['flood', 'other', 'system', 'flood', 'system', 'flood', 'system'] as const) {
       await settle();
       expect(order.at(-1)).toBe(expected);
       expect(checkout.stats().held).toBe(1);

@@ -3,8 +3,9 @@
  * marketplace, an operator, the locker link, background work) wait in queues of their own, served
  * round-robin as slots free, and no caller holds more than `share` slots at once, so one caller's
  * burst queues behind its own share while every other caller still gets a slot at its turn.
- * A caller's queue holds at most `queueMax` waiting checkouts when it is bounded (API callers);
- * beyond it the checkout is refused at once (CheckoutQueueFull) rather than queued without end.
+ * A caller may have at most `queueMax` bounded checkouts waiting (API requests that have not
+ * started); beyond it such a checkout is refused at once (CheckoutQueueFull) rather than queued
+ * without end. Unbounded ones (work under way, internal work) wait whatever the count.
  * Plain FIFO pools (pg's own, p-limit, p-queue) serve one queue in arrival order: a burst of one
  * caller puts everyone else behind it.
  */
@@ -14,7 +15,7 @@ export interface FairCheckoutOptions {
   capacity: number;
   /** Slots one caller may hold at once (1 to `capacity`). */
   share: number;
-  /** Checkouts one bounded caller may have waiting. */
+  /** Bounded checkouts one caller may have waiting. */
   queueMax: number;
 }
 
@@ -30,7 +31,9 @@ export class CheckoutQueueFull extends Error {
 
 interface CallerState {
   held: number;
-  waiting: ((release: ReleaseSlot) => void)[];
+  waiting: { grant: (release: ReleaseSlot) => void; bounded: boolean }[];
+  /** Of them, bounded. */
+  boundedWaiting: number;
 }
 
 export class FairCheckout {
@@ -66,19 +69,20 @@ export class FairCheckout {
     if (opts.nested || (this.#held < this.#opts.capacity && state.held < this.#opts.share)) {
       return Promise.resolve(this.#grant(caller, state));
     }
-    if (opts.bounded && state.waiting.length >= this.#opts.queueMax) {
+    if (opts.bounded && state.boundedWaiting >= this.#opts.queueMax) {
       this.#forgetIfIdle(caller, state);
       return Promise.reject(new CheckoutQueueFull(caller));
     }
     return new Promise<ReleaseSlot>((resolve) => {
-      state.waiting.push(resolve);
+      state.waiting.push({ grant: resolve, bounded: opts.bounded });
+      if (opts.bounded) state.boundedWaiting++;
       if (!this.#turns.has(caller)) this.#turns.set(caller, state);
     });
   }
 
   #stateOf(caller: string): CallerState {
     let state = this.#callers.get(caller);
-    if (!state) this.#callers.set(caller, (state = { held: 0, waiting: [] }));
+    if (!state) this.#callers.set(caller, (state = { held: 0, waiting: [], boundedWaiting: 0 }));
     return state;
   }
 
@@ -102,11 +106,12 @@ export class FairCheckout {
       let served = false;
       for (const [caller, state] of this.#turns) {
         if (state.held >= this.#opts.share) continue;
-        const resolve = state.waiting.shift()!;
+        const next = state.waiting.shift()!;
+        if (next.bounded) state.boundedWaiting--;
         // Served: to the end of the turns (if it still waits), so the others go first next time.
         this.#turns.delete(caller);
         if (state.waiting.length > 0) this.#turns.set(caller, state);
-        resolve(this.#grant(caller, state));
+        next.grant(this.#grant(caller, state));
         served = true;
         break;
       }
