@@ -29,7 +29,7 @@ import type { Database } from './schema.js';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqlite, withStatementCache } from './sqlite-statement-cache.js';
 import { CheckoutQueueFull, FairCheckout, type ReleaseSlot } from './fair-checkout.js';
-import { currentPoolCaller, SYSTEM_CALLER } from './pool-callers.js';
+import { currentPoolCaller, enablePoolCallers, SYSTEM_CALLER } from './pool-callers.js';
 import { RetryLaterError } from '../errors.js';
 
 export type { Engine } from './engine.js';
@@ -188,6 +188,7 @@ function poolQueueFull(): RetryLaterError {
  * connection; the slot goes back with the connection.
  */
 function fairlyShared(pool: pg.Pool, poolSize: number, sharing: PoolSharing): PostgresPool['connect'] {
+  enablePoolCallers();
   const checkout = new FairCheckout({ capacity: poolSize, share: Math.max(1, Math.ceil(poolSize * sharing.share)), queueMax: sharing.queueMax });
   // One wrapper per connection (Kysely keeps its state per client object), told at each checkout what its release gives back.
   const wrappers = new WeakMap<PostgresPoolClient, { client: PostgresPoolClient; done: (() => void) | undefined }>();

@@ -27,15 +27,26 @@ export interface PoolCaller {
 }
 
 const storage = new AsyncLocalStorage<PoolCaller>();
+/**
+ * Off until a shared pool is opened: carrying a context costs every promise of the process some
+ * work (Node keeps it through promise hooks once a context is first entered), which SQLite, with
+ * no pool to share, need not pay.
+ */
+let enabled = false;
+
+/** A pool shared per caller is open in this process: carry the callers from now on. */
+export function enablePoolCallers(): void {
+  enabled = true;
+}
 
 /** Runs `fn` (and all the work it starts) as internal work of `caller`, with its own count of held connections. */
 export function runAsPoolCaller<T>(caller: string, fn: () => T): T {
-  return storage.run({ caller, refusable: false, held: 0, waiting: 0 }, fn);
+  return enabled ? storage.run({ caller, refusable: false, held: 0, waiting: 0 }, fn) : fn();
 }
 
 /** Runs `fn` (an API request's processing) with `scope` as its caller. */
 export function runInPoolScope<T>(scope: PoolCaller, fn: () => T): T {
-  return storage.run(scope, fn);
+  return enabled ? storage.run(scope, fn) : fn();
 }
 
 /** The work in progress's caller; outside any, internal work of 'system'. */
