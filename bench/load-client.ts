@@ -15,6 +15,8 @@ export interface LoadSpec {
   request: { kind: 'get'; path: string } | { kind: 'smartorder/create'; lockers: number[]; date: string; prefix: string };
   inFlight: number;
   durationMs: number;
+  /** The marketplace key smartorder/create is sent with; the bench shop's by default. */
+  key?: string;
   /** Stop after this many requests instead (a warm-up that touches every locker once). */
   requests?: number;
 }
@@ -70,7 +72,7 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const res = await pool.request({
         method: 'PUT',
         path: CREATE_PATH,
-        headers: { 'content-type': 'application/json', 'x-service-api-key': BENCH_KEYS.shop },
+        headers: { 'content-type': 'application/json', 'x-service-api-key': spec.key ?? BENCH_KEYS.shop },
         body: orderBody(`${r.prefix}-${i}`, r.lockers[i % r.lockers.length]!, r.date),
       });
       const text = await res.body.text();

@@ -1,8 +1,10 @@
 /**
  * Noisy neighbours: does one abusive caller with valid credentials take the cloud from the rest?
- * The cloud runs as a process of its own (SQLite, the embedded MQTT broker, bench/noisy-server.ts)
- * and a load process keeps reservations (smartorder/create) in flight for a fixed time, first
- * quiet, then while, from this process:
+ * The cloud runs as a process of its own (PostgreSQL in a fresh schema when DATABASE_URL is set,
+ * else SQLite; the embedded MQTT broker; bench/noisy-server.ts) and a load process keeps
+ * reservations (smartorder/create) in flight for a fixed time, first quiet, then while:
+ * - another marketplace floods with reservations, FLOOD_IN_FLIGHT at once (a load process of its
+ *   own): with one FIFO pool it held nearly every PostgreSQL connection; and, from this process:
  * - one locker, with its own password, publishes messages just under the packet limit as fast as
  *   the broker acknowledges them, sends one over it now and then (which closes its connection and
  *   backs it off), reconnects as soon as it is let in, and floods SUBSCRIBE with 1,000 filters;
@@ -11,11 +13,12 @@
  * rate, p99 at most 2x), and whether another locker got an operator's command during the noise.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt, { type MqttClient } from 'mqtt';
+import pg from 'pg';
 import { PROTOCOL_VERSION, MAX_MESSAGE_BYTES } from '../shared/src/protocol.js';
 import { topics } from '../shared/src/topics.js';
 import { benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from './bench-fleet.js';
@@ -25,6 +28,9 @@ import type { Figure, Scenario, ScenarioOptions } from './scenario.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..');
 const IN_FLIGHT = 16;
+/** The flooding marketplace's reservations in flight: many times the pool (10 connections). */
+const FLOOD_IN_FLIGHT = 128;
+const FLOOD_KEY = 'bench-flood-key';
 const NOISY_LOCKER = 1;
 const OTHER_LOCKER = 2;
 const VIEWER_KEY = 'bench-viewer-key';
@@ -50,8 +56,8 @@ interface Cloud {
   stop(): Promise<void>;
 }
 
-function startCloud(fleetFile: string, databaseFile: string, nodeOptions: string[]): Promise<Cloud> {
-  const child: ChildProcess = fork(join(here, 'noisy-server.ts'), [fleetFile, databaseFile], {
+function startCloud(fleetFile: string, database: string[], nodeOptions: string[]): Promise<Cloud> {
+  const child: ChildProcess = fork(join(here, 'noisy-server.ts'), [fleetFile, ...database], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx', ...nodeOptions],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -208,13 +214,20 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
     { name: 'bench-viewer', role: 'viewer', apiKeySha256: [sha(VIEWER_KEY)] },
     { name: 'bench-operator', role: 'operator', apiKeySha256: [sha(OPERATOR_KEY)] },
   ];
+  fleet.marketplaces.push({ id: 'bench-flood', name: 'Bench flood', apiKeySha256: [sha(FLOOD_KEY)], rateLimits: { requests: { max: 1_000_000, windowSeconds: 1 } } });
   const files = writeFleet(fleet);
-  const cloud = await startCloud(files.file, join(files.dir, 'cloud.sqlite'), opts.serverNodeOptions ?? []);
+  const databaseUrl = process.env.DATABASE_URL;
+  const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
+  const pgSchema = `bench_noisy_${randomBytes(4).toString('hex')}`;
+  const cloud = await startCloud(files.file, databaseUrl ? [databaseUrl, pgSchema] : [join(files.dir, 'cloud.sqlite')], opts.serverNodeOptions ?? []);
   try {
     const date = tomorrowInMoscow();
-    // The noisy locker and the other one reserve nothing: the load goes to the rest.
-    const loadLockers = ids.filter((id) => id > OTHER_LOCKER);
+    // The noisy locker and the other one reserve nothing: the load goes to the rest, the flood to lockers of its own.
+    const loadLockers = ids.filter((id) => id > OTHER_LOCKER && id % 4 !== 0);
+    const floodLockers = ids.filter((id) => id > OTHER_LOCKER && id % 4 === 0);
     const spec = (prefix: string): LoadSpec => ({ urls: [cloud.url], inFlight: IN_FLIGHT, durationMs: size.seconds * 1000, request: { kind: 'smartorder/create', lockers: loadLockers, date, prefix } });
+    const floodSpec = (prefix: string): LoadSpec => ({ ...spec(prefix), inFlight: FLOOD_IN_FLIGHT, key: FLOOD_KEY, request: { kind: 'smartorder/create', lockers: floodLockers, date, prefix } });
+    const flooded: LoadResult[] = [];
     await runLoad({ ...spec('warm'), durationMs: 1000 });
     opts.log('cloud started and warmed up');
     const other = await otherLocker(cloud.brokerUrl);
@@ -228,6 +241,7 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
       opts.log(`quiet: ${Math.round(q.perSecond)} req/s, p99 ${q.p99Ms.toFixed(1)} ms ${JSON.stringify(q.statuses)}`);
       const locker = noisyLocker(cloud.brokerUrl, counts);
       const viewer = greedyViewer(cloud.url, counts);
+      const flood = runLoad(floodSpec(`flood${round}`));
       const load = runLoad(spec(`noisy${round}`));
       // An operator's command to the other locker, in the middle of the noise.
       await new Promise((r) => setTimeout(r, (size.seconds * 1000) / 2));
@@ -241,9 +255,12 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
       commandDone &&= arrived;
       const n = await load;
       noisy.push(n);
+      const f = await flood;
+      flooded.push(f);
       await locker.stop();
       await viewer.stop();
       opts.log('noise stopped');
+      opts.log(`flood: ${Math.round(f.perSecond)} req/s, p99 ${f.p99Ms.toFixed(1)} ms ${JSON.stringify(f.statuses)}`);
       opts.log(`noisy: ${Math.round(n.perSecond)} req/s, p99 ${n.p99Ms.toFixed(1)} ms ${JSON.stringify(n.statuses)}; command ${arrived ? 'arrived' : 'DID NOT ARRIVE'}; ${JSON.stringify(counts)}`);
     }
     await other.end();
@@ -256,14 +273,15 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
     };
     const quietRate = rate(quiet);
     const noisyRate = rate(noisy);
-    const name = `smartorder/create, SQLite, ${IN_FLIGHT} in flight`;
+    const name = `smartorder/create, ${engine}, ${IN_FLIGHT} in flight`;
     const noise =
-      `noise: ${counts.underAcked} messages of ${MAX_MESSAGE_BYTES - 1024} bytes acknowledged, ${counts.overSent} over the limit, ` +
+      `noise: another marketplace's ${FLOOD_IN_FLIGHT} reservations in flight: ${Math.round(rate(flooded))} req/s (${statuses(flooded)}); ` +
+      `${counts.underAcked} messages of ${MAX_MESSAGE_BYTES - 1024} bytes acknowledged, ${counts.overSent} over the limit, ` +
       `${counts.connects} connections let in and ${counts.connectRefusals} refused, ${counts.subscribeFloods} SUBSCRIBE of 1,000 filters (${counts.filtersRefused} filters refused); ` +
       `viewer held ${counts.streamsHeld} streams, ${counts.streamRefusals} more refused (429)`;
     return [
       {
-        name: `${name}, one noisy locker and one greedy viewer key: rate`,
+        name: `${name}, a flooding marketplace, one noisy locker and one greedy viewer key: rate`,
         value: noisyRate,
         unit: 'req/s',
         baseline: { name: `${name}, quiet`, value: quietRate, unit: 'req/s' },
@@ -273,7 +291,7 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
         note: `${statuses(noisy)} (quiet: ${statuses(quiet)}); ${noise}`,
       },
       {
-        name: `${name}, one noisy locker and one greedy viewer key: p99`,
+        name: `${name}, a flooding marketplace, one noisy locker and one greedy viewer key: p99`,
         value: p99(noisy),
         unit: 'ms',
         baseline: { name: `${name}, quiet: p99`, value: p99(quiet), unit: 'ms' },
@@ -292,7 +310,18 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
   } finally {
     await cloud.stop();
     files.remove();
+    if (databaseUrl) await dropSchema(databaseUrl, pgSchema);
   }
 }
 
-export const scenario: Scenario = { title: 'Noisy neighbours: one abusive locker and one greedy viewer key against reservations', run };
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+export const scenario: Scenario = { title: 'Noisy neighbours: a flooding marketplace, one abusive locker and one greedy viewer key against reservations', run };

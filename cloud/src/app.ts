@@ -8,6 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ProvisionReport } from './fleet/provision.js';
 import type { DependencySources } from './health/dependency-checks.js';
+import { poolShares } from './guard/pool-shares.js';
 import { requestLimits } from './guard/request-limits.js';
 import { API_KEY_HEADERS } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -43,7 +44,9 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, opts) => {
   fastify.decorateRequest('idempotency', null);
   // Decorations only (the route groups add the hooks); the request limits use its declarations.
   await fastify.register(authentication, { deps: opts.deps });
-  // First onRequest hook: counts every request before authentication (guard/request-limits.ts).
+  // Before everything that reads the database: whose share of the pool a request takes.
+  await fastify.register(poolShares);
+  // First onRequest hook that reads the database: counts every request before authentication (guard/request-limits.ts).
   await fastify.register(requestLimits, { deps: opts.deps });
 
   // Before the document and the routes: a route's config may retire it or an old form (docs/compatibility.md).

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { destination, pino, type Logger } from 'pino';
 import { loggerOptions } from '../../shared/src/redact.js';
 import { CloudBackground, type BackgroundLink } from './background.js';
+import { limitConnectionsPerAddress } from './http/connections-per-address.js';
 import { systemClock, type Clock } from './clock.js';
 import { CONFIG_ENV, type CloudConfig } from './config.js';
 import { MQTT_ENV } from './sync/mqtt-settings.js';
@@ -90,7 +91,14 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
   const logger = deps.logger ?? pino(loggerOptions('cloud', config.logLevel), destination({ dest: 1, sync: false }));
   const cdb =
     deps.database ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgSchema: config.pgSchema, poolSize: config.dbPoolSize }));
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: config.sqlitePath,
+      pgSchema: config.pgSchema,
+      poolSize: config.dbPoolSize,
+      callerShare: config.dbPoolCallerShare,
+      callerQueue: config.dbPoolCallerQueue,
+    }));
   const stack: (() => Promise<void>)[] = [];
   if (!deps.database) stack.push(() => cdb.close());
   const unwind = async (): Promise<void> => {
@@ -157,6 +165,8 @@ export async function startCloud(settings: CloudSettings | CloudConfig, deps: Cl
     stack.push(() => server.close());
     // No caller holds every socket of the process (each costs a file descriptor and memory).
     server.server.maxConnections = config.httpMaxConnections;
+    // Nor one address (http/connections-per-address.ts).
+    limitConnectionsPerAddress(server.server, config.httpMaxConnectionsPerAddress, () => serviceDeps.metrics.guard.refused('connections_per_address'));
     const url = await listen(server, config.host, config.port);
     logger.info({ url }, 'cloud listening');
 

@@ -39,6 +39,15 @@ export const configSchema = z.object({
     .optional()
     .describe('PostgreSQL schema (created when missing), so that several installations can share one database'),
   dbPoolSize: int(1, 200).default(10).describe('PostgreSQL connections per process'),
+  dbPoolCallerShare: z.coerce
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe('the fraction of `DB_POOL_SIZE` one caller (a marketplace, partner or operator, the locker link, background work) may hold at once (rounded up, at least 1); the others get theirs in turn'),
+  dbPoolCallerQueue: int(1, 100_000)
+    .default(200)
+    .describe('requests of one API caller that may wait for the PostgreSQL pool; beyond it 429 with `Retry-After`'),
   fleetFile: z.string().optional().describe('the fleet file loaded at start and on reload (docs/fleet.md); unset, the database keeps what it has'),
   reservationGraceMinutes: int(0, 7 * 24 * 60)
     .default(60)
@@ -57,6 +66,9 @@ export const configSchema = z.object({
   httpMaxConnections: int(16, 1_000_000)
     .default(10_000)
     .describe('HTTP connections this process holds at once; beyond it a new connection is closed at once (keep it under the open-files limit)'),
+  httpMaxConnectionsPerAddress: int(0, 1_000_000)
+    .default(256)
+    .describe('HTTP connections one remote address holds at once; beyond it its new connection is closed at once; 0: no bound (behind a reverse proxy every connection comes from the proxy: set it above what the proxy opens, or 0, and bound clients at the proxy)'),
   metricsRequireKey: envFlag
     .default(false)
     .describe('`true`: `GET /metrics` needs an operator key (`X-Operator-Api-Key`, or `Authorization: Bearer <key>` as Prometheus sends it); `false`: open, like most exporters'),
@@ -96,6 +108,8 @@ export const CONFIG_ENV = {
   sqlitePath: 'SQLITE_PATH',
   pgSchema: 'PG_SCHEMA',
   dbPoolSize: 'DB_POOL_SIZE',
+  dbPoolCallerShare: 'DB_POOL_CALLER_SHARE',
+  dbPoolCallerQueue: 'DB_POOL_CALLER_QUEUE',
   fleetFile: 'FLEET_FILE',
   reservationGraceMinutes: 'RESERVATION_GRACE_MINUTES',
   reservationSweepSeconds: 'RESERVATION_SWEEP_SECONDS',
@@ -105,6 +119,7 @@ export const CONFIG_ENV = {
   pickupCodeLength: 'PICKUP_CODE_LENGTH',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   httpMaxConnections: 'HTTP_MAX_CONNECTIONS',
+  httpMaxConnectionsPerAddress: 'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
   metricsRequireKey: 'METRICS_REQUIRE_KEY',
   idempotencyKeyHours: 'IDEMPOTENCY_KEY_HOURS',
   idempotencyLeaseSeconds: 'IDEMPOTENCY_LEASE_SECONDS',

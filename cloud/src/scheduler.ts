@@ -7,6 +7,7 @@
  */
 import cron from 'node-cron';
 import type { Logger } from 'pino';
+import { runAsPoolCaller, SYSTEM_CALLER } from './db/pool-callers.js';
 
 /** Where the scheduler's time comes from; tests pass manual timers. */
 export interface Timers {
@@ -151,7 +152,8 @@ export class Job<T> {
 
   /** One run now; a call during a run shares that run. Works whether or not the job is started. */
   run(): Promise<T> {
-    this.#running ??= this.#run()
+    // Background work takes the pool's 'system' share, whichever request asked for the run.
+    this.#running ??= runAsPoolCaller(SYSTEM_CALLER, () => this.#run())
       .catch((err: unknown) => {
         this.#deps.logger.error({ err, job: this.name }, 'background job failed');
         throw err;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { type CloudDatabase, type Engine, openDatabase } from '../../cloud/src/db/database.js';
+import { type CloudDatabase, type DatabaseOptions, type Engine, openDatabase } from '../../cloud/src/db/database.js';
 
 export interface TestDatabase extends CloudDatabase {
   /** What a second process needs to open the same database. */
@@ -20,12 +20,15 @@ export function testEngines(): Engine[] {
   return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
+/** The PostgreSQL pool's size and sharing (database.ts); defaults: 8 connections, the cloud's sharing. */
+export type TestPool = Partial<Pick<DatabaseOptions, 'poolSize' | 'callerShare' | 'callerQueue'>>;
+
+export async function openTestDatabase(engine: Engine, pool: TestPool = {}): Promise<TestDatabase> {
   if (engine === 'postgres') {
     const databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) throw new Error('DATABASE_URL is not set');
     const pgSchema = `t_${randomBytes(6).toString('hex')}`;
-    const cdb = await openDatabase({ databaseUrl, pgSchema, poolSize: 8 });
+    const cdb = await openDatabase({ databaseUrl, pgSchema, poolSize: 8, ...pool });
     await cdb.migrate();
     return {
       ...cdb,

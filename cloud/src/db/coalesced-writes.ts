@@ -4,6 +4,8 @@
  * statement or two write many rows, and alone a row is written at once, as before. No timer: the
  * batches are as large as the load makes them.
  */
+import { runAsPoolCaller, SYSTEM_CALLER } from './pool-callers.js';
+
 export class CoalescedWrites<T> {
   #queue: T[] = [];
   #writing: Promise<void> | undefined;
@@ -30,7 +32,8 @@ export class CoalescedWrites<T> {
     if (this.#writing) return this.#writing;
     if (this.#queue.length === 0) return Promise.resolve();
     // #run awaits its first write before it can end, so this assignment comes first.
-    this.#writing = this.#run();
+    // One batch for many requests: the pool's 'system' share, not the request's that started it.
+    this.#writing = runAsPoolCaller(SYSTEM_CALLER, () => this.#run());
     return this.#writing;
   }
 

@@ -28,6 +28,9 @@ import type { Engine } from './engine.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqlite, withStatementCache } from './sqlite-statement-cache.js';
+import { CheckoutQueueFull, FairCheckout, type ReleaseSlot } from './fair-checkout.js';
+import { currentPoolCaller, enablePoolCallers, SYSTEM_CALLER } from './pool-callers.js';
+import { RetryLaterError } from '../errors.js';
 
 export type { Engine } from './engine.js';
 
@@ -40,6 +43,16 @@ export interface DatabaseOptions {
   pgSchema?: string | undefined;
   /** PostgreSQL pool size. */
   poolSize?: number | undefined;
+  /** The fraction of the PostgreSQL pool one caller may hold at once (pool-callers.ts); default 0.5. */
+  callerShare?: number | undefined;
+  /** Checkouts one API caller may have waiting for the PostgreSQL pool; beyond, 429. Default 200. */
+  callerQueue?: number | undefined;
+}
+
+/** How the PostgreSQL pool is shared among callers (fair-checkout.ts). */
+interface PoolSharing {
+  share: number;
+  queueMax: number;
 }
 
 export interface CloudDatabase {
@@ -160,7 +173,75 @@ class SchemaScopedPostgresDialect extends PostgresDialect {
   }
 }
 
-function openPostgres(url: string, schema: string | undefined, poolSize: number): Kysely<Database> {
+/** What a caller beyond its queue for the pool gets: code 4, HTTP 429, Retry-After. */
+const RETRY_AFTER_SECONDS = 1;
+function poolQueueFull(): RetryLaterError {
+  return new RetryLaterError(
+    `Слишком много запросов одновременно: повторите через ${RETRY_AFTER_SECONDS} с`,
+    RETRY_AFTER_SECONDS,
+    `Too many requests at once: retry in ${RETRY_AFTER_SECONDS} s`,
+  );
+}
+
+/**
+ * A checkout of the pool at the caller's turn (fair-checkout.ts), so no caller holds every
+ * connection; the slot goes back with the connection.
+ */
+function fairlyShared(pool: pg.Pool, poolSize: number, sharing: PoolSharing): PostgresPool['connect'] {
+  enablePoolCallers();
+  const checkout = new FairCheckout({ capacity: poolSize, share: Math.max(1, Math.ceil(poolSize * sharing.share)), queueMax: sharing.queueMax });
+  // One wrapper per connection (Kysely keeps its state per client object), told at each checkout what its release gives back.
+  const wrappers = new WeakMap<PostgresPoolClient, { client: PostgresPoolClient; done: (() => void) | undefined }>();
+  return async () => {
+    const scope = currentPoolCaller();
+    let releaseSlot: ReleaseSlot;
+    // A request's queries sent at once wait as one request: only its first may be refused.
+    const bounded = (scope?.refusable ?? false) && scope?.waiting === 0;
+    if (scope) scope.waiting++;
+    try {
+      releaseSlot = await checkout.acquire(scope?.caller ?? SYSTEM_CALLER, { bounded, nested: (scope?.held ?? 0) > 0 });
+    } catch (err) {
+      throw err instanceof CheckoutQueueFull ? poolQueueFull() : err;
+    } finally {
+      if (scope) scope.waiting--;
+    }
+    let inner: PostgresPoolClient;
+    try {
+      inner = pipelined(await pool.connect());
+    } catch (err) {
+      releaseSlot();
+      throw err;
+    }
+    let wrapper = wrappers.get(inner);
+    if (!wrapper) {
+      const w: { client: PostgresPoolClient; done: (() => void) | undefined } = {
+        done: undefined,
+        client: {
+          // eslint-disable-next-line @typescript-eslint/unbound-method -- pipelined()'s query is a closure, not a method
+          query: inner.query,
+          release: () => {
+            const done = w.done;
+            w.done = undefined;
+            inner.release();
+            done?.();
+          },
+        },
+      };
+      wrappers.set(inner, (wrapper = w));
+    }
+    if (scope) {
+      scope.held++;
+      scope.refusable = false;
+    }
+    wrapper.done = () => {
+      if (scope) scope.held--;
+      releaseSlot();
+    };
+    return wrapper.client;
+  };
+}
+
+function openPostgres(url: string, schema: string | undefined, poolSize: number, sharing?: PoolSharing): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -172,7 +253,8 @@ function openPostgres(url: string, schema: string | undefined, poolSize: number)
   // An idle connection the server or the network dropped: the pool discards it and connects anew
   // when asked; unhandled, the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
-  const named: PostgresPool = { connect: async () => pipelined(await pool.connect()), end: () => pool.end() };
+  const connect = sharing ? fairlyShared(pool, poolSize, sharing) : async () => pipelined(await pool.connect());
+  const named: PostgresPool = { connect, end: () => pool.end() };
   return new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: named }, schema) });
 }
 
@@ -312,7 +394,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<CloudDatabase
     }
   }
   const sqlitePath = location.engine === 'sqlite' ? location.path : '';
-  const db = engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10) : openSqlite(sqlitePath);
+  const db = engine === 'postgres' ? openPostgres(opts.databaseUrl!, opts.pgSchema, opts.poolSize ?? 10, { share: opts.callerShare ?? 0.5, queueMax: opts.callerQueue ?? 200 })
+      : openSqlite(sqlitePath);
   const checkpointer = engine === 'sqlite' && sqlitePath !== ':memory:' ? startCheckpointer(sqlitePath) : undefined;
   // Opened on first use: the file's tables exist once the migrations have run.
   let reader: Kysely<Database> | undefined;

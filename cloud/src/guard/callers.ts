@@ -6,6 +6,9 @@
  *
  * Known keys are remembered for a few seconds (a fleet reload reaches the limits within that
  * time), so a request with a valid key costs no lookup; an unknown key is looked up every time.
+ * Requests with the same key at once share one lookup: when a busy key's memory runs out, its
+ * requests in flight would otherwise each take a database connection (as their address's, for
+ * the pool's shares: the owner is not known yet) for the same row.
  */
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
@@ -26,6 +29,7 @@ const REMEMBER_AT_MOST = 10_000;
 
 export class CallerResolver {
   readonly #known = new Map<string, { caller: Caller; until: number }>();
+  readonly #looking = new Map<string, Promise<Caller | undefined>>();
 
   constructor(
     private readonly cdb: CloudDatabase,
@@ -48,7 +52,15 @@ export class CallerResolver {
     const cacheKey = `${kind}:${hash}`;
     const known = this.#known.get(cacheKey);
     if (known && known.until > now && now >= known.until - REMEMBER_MS) return known.caller;
+    let looking = this.#looking.get(cacheKey);
+    if (!looking) {
+      looking = this.#lookUp(kind, hash, cacheKey, now).finally(() => this.#looking.delete(cacheKey));
+      this.#looking.set(cacheKey, looking);
+    }
+    return looking;
+  }
 
+  async #lookUp(kind: KeyOwnerKind, hash: string, cacheKey: string, now: number): Promise<Caller | undefined> {
     const owner = await keyOwnerLimits(this.cdb.db, hash);
     if (!owner || owner.ownerKind !== kind) return undefined;
     const limit = kind === 'operator' ? DEFAULT_REQUEST_LIMIT : requestLimitOf(kind, owner.rateLimits);

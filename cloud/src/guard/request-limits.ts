@@ -2,7 +2,8 @@
  * The request limit of the whole HTTP API, with @fastify/rate-limit doing the mechanics (headers,
  * 429) on counters in the database (window-counters.ts), so several cloud processes share them.
  *
- * It runs as the first onRequest hook of the app, before authentication, so requests with a wrong
+ * It runs as the first onRequest hook of the app that reads the database (after guard/pool-shares.ts
+ * tags the request), before authentication, so requests with a wrong
  * key are counted too (per client address). Beyond the limit: HTTP 429 with the envelope
  * `{message, resultCode: 4}`, `Retry-After`, and on every answer `RateLimit-Limit`,
  * `RateLimit-Remaining`, `RateLimit-Reset` (IETF draft names). `/health`, `/health/ready` and `/metrics` are not

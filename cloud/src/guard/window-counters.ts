@@ -24,6 +24,7 @@ import type { Clock } from '../clock.js';
 import type { CloudDatabase } from '../db/database.js';
 import { sharingCommit } from '../db/transaction.js';
 import { countHits, pruneCounters, windowHitId, type WindowHit } from '../repositories/guard.js';
+import { runAsPoolCaller, SYSTEM_CALLER } from '../db/pool-callers.js';
 
 export interface WindowCount {
   key: string;
@@ -143,7 +144,8 @@ export class WindowCounters {
 
   /** One upsert of what is queued and pending; the next starts when it is done. */
   #start(): void {
-    this.#running = this.#count(this.#queue.splice(0)).finally(() => {
+    // One upsert for many callers' hits: the pool's 'system' share, not the request's that started it.
+    this.#running = runAsPoolCaller(SYSTEM_CALLER, () => this.#count(this.#queue.splice(0))).finally(() => {
       this.#running = undefined;
       this.#next();
     });

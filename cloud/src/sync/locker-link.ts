@@ -50,6 +50,7 @@ import type { LockerUpdates, UpdateDownMessage, UpdateSender } from './update-ch
 import { lockerSnapshotBuilder } from './snapshot.js';
 import { commandBatches } from './command-batches.js';
 import { type ApplyEvent, applyEvents, reconcileAgentAck } from './up-stream.js';
+import { LOCKER_LINK_CALLER, runAsPoolCaller } from '../db/pool-callers.js';
 
 export type { ApplyEvent, EventsResult } from './up-stream.js';
 export type { LockerLinkHooks } from './hooks.js';
@@ -164,7 +165,7 @@ export class LockerLink implements UpdateSender {
       logger: this.#log,
       connectTimeoutMs: this.#opts.connectTimeoutMs,
       reconnectPeriodMs: this.#opts.reconnectPeriodMs,
-      onMessage: (topic, payload, retained) => this.#onMessage(topic, payload, retained),
+      onMessage: (topic, payload, retained) => runAsPoolCaller(LOCKER_LINK_CALLER, () => this.#onMessage(topic, payload, retained)),
       onReady: () => {
         void this.#askForLostHellos();
         void this.pollOnce();
