@@ -26,6 +26,7 @@ import { PROTOCOL_VERSION, MAX_MESSAGE_BYTES } from '../shared/src/protocol.js';
 import { topics } from '../shared/src/topics.js';
 import { benchFleet, lockerPassword, tomorrowInMoscow, writeFleet } from './bench-fleet.js';
 import type { LoadResult, LoadSpec } from './load-client.js';
+import { testDatabaseUrl } from '../test/helpers/cloud-db.js';
 import type { Figure, Scenario, ScenarioOptions } from './scenario.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -219,7 +220,7 @@ async function run(opts: ScenarioOptions): Promise<Figure[]> {
   ];
   fleet.marketplaces.push({ id: 'bench-flood', name: 'Bench flood', apiKeySha256: [sha(FLOOD_KEY)], rateLimits: { requests: { max: 1_000_000, windowSeconds: 1 } } });
   const files = writeFleet(fleet);
-  const databaseUrl = process.env.DATABASE_URL;
+  const databaseUrl = testDatabaseUrl();
   const engine = databaseUrl ? 'PostgreSQL' : 'SQLite';
   const pgSchema = `bench_noisy_${randomBytes(4).toString('hex')}`;
   const cloud = await startCloud(files.file, databaseUrl ? [databaseUrl, pgSchema] : [join(files.dir, 'cloud.sqlite')], opts.serverNodeOptions ?? []);

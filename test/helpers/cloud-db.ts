@@ -20,6 +20,11 @@ export function testEngines(): Engine[] {
   return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
+/** The PostgreSQL server the suites and benches may use (DATABASE_URL), if any. */
+export function testDatabaseUrl(): string | undefined {
+  return process.env.DATABASE_URL || undefined;
+}
+
 /** The PostgreSQL pool's size and sharing (database.ts); defaults: 8 connections, the cloud's sharing. */
 export type TestPool = Partial<Pick<DatabaseOptions, 'poolSize' | 'callerShare' | 'callerQueue'>>;
 
