@@ -3,31 +3,12 @@
 // The flag (and the sandbox) live in the address, #/cells?flag=blocked&sandbox=true, so a tile links here.
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
-import { Loading, Pager, ageOf, formatAge, formatTime, html, useAsync } from '../components.js';
+import { Loading, Pager, html, useAsync } from '../components.js';
 import { t } from '../i18n.js';
+import { FlagList } from './cell-flags.js';
 
 const PAGE_SIZE = 50;
 export const CELL_FLAG_FILTERS = ['blocked', 'faulty', 'dirty', 'needs_inventory', 'needs_inspection'];
-
-/** Why a flag is set: the locker's own reasons are fixed words, an operator's are theirs. */
-const markReason = (mark) => (mark.setBy === 'locker' ? t(`lockerFlagReasons.${mark.reason}`) : mark.reason);
-
-function Marks({ flags, marks }) {
-  return html`<ul class="flag-list">${flags.map((flag) => {
-    const mark = marks.find((m) => m.flag === flag);
-    const age = mark && formatAge(ageOf(mark.setAt));
-    return html`<li data-flag=${flag}>
-      <b>${t(`flagNames.${flag}`)}</b>
-      ${mark
-        ? html`<div class="small" data-flag-mark=${mark.setBy}>
-            <span title=${formatTime(mark.setAt)}>${mark.setBy === 'locker' ? t('flagSetByLocker', age) : t('flagSetBy', mark.setBy, age)}</span>
-            ${mark.reason && html`<div>${t('why')}: ${markReason(mark)}</div>`}
-            ${mark.note && html`<div>${t('note')}: ${mark.note}</div>`}
-          </div>`
-        : html`<div class="small muted">${t('flagNoMark')}</div>`}
-    </li>`;
-  })}</ul>`;
-}
 
 export function CellsScreen({ params }) {
   const flag = CELL_FLAG_FILTERS.includes(params.get('flag')) ? params.get('flag') : 'needs_inspection';
@@ -55,7 +36,7 @@ export function CellsScreen({ params }) {
               <td><a href=${`#/lockers/${c.lockerId}`}><strong>${c.lockerId}</strong> ${c.lockerName}</a></td>
               <td><a href=${`#/lockers/${c.lockerId}?cell=${c.cellId}`} data-cell-link>${t('cell', c.cellId)}</a></td>
               <td>${c.size}</td>
-              <td><${Marks} flags=${c.flags} marks=${c.flagMarks} /></td>
+              <td><${FlagList} flags=${c.flags} marks=${c.flagMarks} /></td>
             </tr>`)
           : html`<tr><td colspan="4" class="muted">${t('nothing')}</td></tr>`}</tbody>
       </table></div>
